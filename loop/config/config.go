@@ -1,0 +1,185 @@
+// Package config loads and validates talaria's config.yaml and merges it
+// with flags and environment defaults (flags over file over env defaults).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole config.yaml.
+type Config struct {
+	Model              Model                `yaml:"model"`
+	FallbackProviders  []Model              `yaml:"fallback_providers"`
+	Agent              Agent                `yaml:"agent"`
+	Approvals          string               `yaml:"approvals"`
+	ToolLoopGuardrails Guardrails           `yaml:"tool_loop_guardrails"`
+	Delegation         Delegation           `yaml:"delegation"`
+	Compression        Compression          `yaml:"compression"`
+	Display            Display              `yaml:"display"`
+	MCPServers         map[string]MCPServer `yaml:"mcp_servers"`
+}
+
+// Model selects one provider backend (also used for each fallback entry).
+type Model struct {
+	Provider      string   `yaml:"provider"`
+	Name          string   `yaml:"name"`
+	BaseURL       string   `yaml:"base_url"`
+	APIKeyEnv     string   `yaml:"api_key_env"`
+	APIKeysEnv    []string `yaml:"api_keys_env"`
+	APIMode       string   `yaml:"api_mode"`
+	ContextLength int      `yaml:"context_length"`
+	MaxTokens     int      `yaml:"max_tokens"`
+}
+
+// Agent holds loop limits and retry timing.
+type Agent struct {
+	MaxIterations  int           `yaml:"max_iterations"`
+	APIMaxRetries  int           `yaml:"api_max_retries"`
+	RetryBaseDelay time.Duration `yaml:"retry_base_delay"`
+	RetryMaxDelay  time.Duration `yaml:"retry_max_delay"`
+	RetryAfterCap  time.Duration `yaml:"retry_after_cap"`
+}
+
+// Thresholds are per-kind counts for the tool-loop guardrail.
+type Thresholds struct {
+	ExactFailure         int `yaml:"exact_failure"`
+	SameToolFailure      int `yaml:"same_tool_failure"`
+	IdempotentNoProgress int `yaml:"idempotent_no_progress"`
+}
+
+// Guardrails configures the tool-loop guardrail.
+type Guardrails struct {
+	WarningsEnabled bool `yaml:"warnings_enabled"`
+	// HardStopEnabled nil means the mode's default: off in the TUI, on
+	// headless.
+	HardStopEnabled *bool      `yaml:"hard_stop_enabled"`
+	WarnAfter       Thresholds `yaml:"warn_after"`
+	HardStopAfter   Thresholds `yaml:"hard_stop_after"`
+}
+
+// Delegation configures subagents.
+type Delegation struct {
+	MaxIterations int `yaml:"max_iterations"`
+}
+
+// Compression configures context compression.
+type Compression struct {
+	Enabled   bool    `yaml:"enabled"`
+	Threshold float64 `yaml:"threshold"`
+}
+
+// Display configures the TUI.
+type Display struct {
+	Theme         string `yaml:"theme"`
+	BusyInputMode string `yaml:"busy_input_mode"`
+}
+
+// MCPServer is one MCP server: a stdio command or a streamable-HTTP URL.
+type MCPServer struct {
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	URL     string            `yaml:"url"`
+}
+
+// Default returns the built-in defaults.
+func Default() Config {
+	return Config{
+		Agent: Agent{
+			MaxIterations:  90,
+			APIMaxRetries:  3,
+			RetryBaseDelay: 2 * time.Second,
+			RetryMaxDelay:  60 * time.Second,
+			RetryAfterCap:  600 * time.Second,
+		},
+		Approvals: "ask",
+		ToolLoopGuardrails: Guardrails{
+			WarningsEnabled: true,
+			WarnAfter:       Thresholds{ExactFailure: 2, SameToolFailure: 3, IdempotentNoProgress: 2},
+			HardStopAfter:   Thresholds{ExactFailure: 5, SameToolFailure: 8, IdempotentNoProgress: 5},
+		},
+		Delegation:  Delegation{MaxIterations: 50},
+		Compression: Compression{Enabled: true, Threshold: 0.50},
+		Display:     Display{Theme: "", BusyInputMode: "steer"},
+	}
+}
+
+// Error is a config problem: it names the file and the key.
+type Error struct {
+	File string
+	Key  string
+	Line int
+	Msg  string
+}
+
+// Error implements error as one line.
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("config %s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("config %s: %s", loc, e.Msg)
+}
+
+// Load reads the config file at path over the defaults. A missing file is
+// not an error when optional is true (the default path); it is when the user
+// named the file with --config.
+func Load(path string, optional bool) (Config, error) {
+	cfg := Default()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if optional && errors.Is(err, os.ErrNotExist) {
+			return cfg, nil
+		}
+		return cfg, &Error{File: path, Msg: fmt.Sprintf("cannot read: %v", err)}
+	}
+	if err := Parse(data, path, &cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// Parse decodes YAML into cfg (which holds the defaults), rejecting unknown
+// keys and bad values with an *Error naming the key.
+func Parse(data []byte, file string, cfg *Config) error {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // empty file
+		}
+		return &Error{File: file, Msg: oneLine(err.Error())}
+	}
+	if len(root.Content) == 0 {
+		return nil
+	}
+	if err := checkKeys(root.Content[0], schemaOf(cfg), "", file); err != nil {
+		return err
+	}
+	if err := decodeNode(root.Content[0], cfg, file); err != nil {
+		return err
+	}
+	return Validate(cfg, file)
+}
+
+// DefaultHome returns $TALARIA_HOME or ~/.talaria.
+func DefaultHome() string {
+	if h := os.Getenv("TALARIA_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".talaria")
+	}
+	return ".talaria"
+}

@@ -1,0 +1,120 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Providers lists the provider names config.yaml accepts.
+func Providers() []string {
+	return []string{"openai", "anthropic", "openai-responses", "bedrock", "gemini", "openrouter", "ollama", "custom"}
+}
+
+// APIModes lists the api_mode values config.yaml accepts.
+func APIModes() []string {
+	return []string{"chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse"}
+}
+
+// Validate checks value ranges and enumerations, naming the first bad key.
+func Validate(cfg *Config, file string) error {
+	bad := func(key, msg string) error { return &Error{File: file, Key: key, Msg: msg} }
+	if err := validateModel(cfg.Model, "model", bad); err != nil {
+		return err
+	}
+	for i, fb := range cfg.FallbackProviders {
+		key := fmt.Sprintf("fallback_providers[%d]", i)
+		if fb.Provider == "" {
+			return bad(key+".provider", "required for a fallback entry")
+		}
+		if err := validateModel(fb, key, bad); err != nil {
+			return err
+		}
+	}
+	a := cfg.Agent
+	switch {
+	case a.MaxIterations < 1:
+		return bad("agent.max_iterations", fmt.Sprintf("must be at least 1, got %d", a.MaxIterations))
+	case a.APIMaxRetries < 0:
+		return bad("agent.api_max_retries", fmt.Sprintf("must be 0 or more, got %d", a.APIMaxRetries))
+	case a.RetryBaseDelay <= 0:
+		return bad("agent.retry_base_delay", "must be a positive duration such as 2s")
+	case a.RetryMaxDelay < a.RetryBaseDelay:
+		return bad("agent.retry_max_delay", "must be a duration at least retry_base_delay")
+	case a.RetryAfterCap < 0:
+		return bad("agent.retry_after_cap", "must be a duration such as 600s")
+	}
+	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "yolo"}, bad); err != nil {
+		return err
+	}
+	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
+		return err
+	}
+	if cfg.Delegation.MaxIterations < 1 {
+		return bad("delegation.max_iterations", "must be at least 1")
+	}
+	if t := cfg.Compression.Threshold; t <= 0 || t > 1 {
+		return bad("compression.threshold", fmt.Sprintf("must be in (0, 1], got %g", t))
+	}
+	if err := oneOf("display.busy_input_mode", cfg.Display.BusyInputMode, []string{"steer", "queue", "interrupt"}, bad); err != nil {
+		return err
+	}
+	for name, s := range cfg.MCPServers {
+		key := "mcp_servers." + name
+		if (s.Command == "") == (s.URL == "") {
+			return bad(key, "needs exactly one of command (stdio) or url (streamable HTTP)")
+		}
+		if strings.Contains(name, "__") {
+			return bad(key, "server names may not contain two underscores")
+		}
+	}
+	return nil
+}
+
+func validateModel(m Model, key string, bad func(string, string) error) error {
+	if m.Provider != "" {
+		if err := oneOf(key+".provider", m.Provider, Providers(), bad); err != nil {
+			return err
+		}
+	}
+	if m.APIMode != "" {
+		if err := oneOf(key+".api_mode", m.APIMode, APIModes(), bad); err != nil {
+			return err
+		}
+	}
+	if m.ContextLength < 0 {
+		return bad(key+".context_length", "must be positive")
+	}
+	if m.MaxTokens < 0 {
+		return bad(key+".max_tokens", "must be positive")
+	}
+	if m.BaseURL != "" && !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
+		return bad(key+".base_url", fmt.Sprintf("must start with http:// or https://, got %q", m.BaseURL))
+	}
+	if m.Provider == "custom" && m.BaseURL == "" {
+		return bad(key+".base_url", "required for provider custom")
+	}
+	return nil
+}
+
+func validateThresholds(g Guardrails, bad func(string, string) error) error {
+	check := func(prefix string, t Thresholds) error {
+		for k, v := range map[string]int{"exact_failure": t.ExactFailure, "same_tool_failure": t.SameToolFailure, "idempotent_no_progress": t.IdempotentNoProgress} {
+			if v < 1 {
+				return bad("tool_loop_guardrails."+prefix+"."+k, fmt.Sprintf("must be at least 1, got %d", v))
+			}
+		}
+		return nil
+	}
+	if err := check("warn_after", g.WarnAfter); err != nil {
+		return err
+	}
+	return check("hard_stop_after", g.HardStopAfter)
+}
+
+func oneOf(key, val string, allowed []string, bad func(string, string) error) error {
+	if slices.Contains(allowed, val) {
+		return nil
+	}
+	return bad(key, fmt.Sprintf("%q is not one of %s", val, strings.Join(allowed, " | ")))
+}

@@ -1,0 +1,234 @@
+package loop
+
+import (
+	"time"
+
+	"talaria/providers"
+)
+
+// Event is one thing that happened during a session, in the order it
+// happened. Every event marshals to one JSON Lines object carrying at least
+// type, session_id and ts; the headless writer and the UI consume the same
+// values.
+type Event interface {
+	// Meta returns the common header, so the emitter can stamp it.
+	Meta() *Header
+}
+
+// Header is the part every event carries.
+type Header struct {
+	Type      string    `json:"type"`
+	SessionID string    `json:"session_id"`
+	TS        Timestamp `json:"ts"`
+	// Turn is the turn the event belongs to (0 before the first turn); the
+	// UI uses it to drop events of a turn it no longer shows.
+	Turn int `json:"turn,omitempty"`
+}
+
+// Meta implements Event.
+func (h *Header) Meta() *Header { return h }
+
+// Timestamp marshals as RFC 3339 with microseconds, always with fractions.
+type Timestamp time.Time
+
+// MarshalJSON implements json.Marshaler.
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format("2006-01-02T15:04:05.000000Z07:00") + `"`), nil
+}
+
+// Time returns the timestamp as a time.Time.
+func (t Timestamp) Time() time.Time { return time.Time(t) }
+
+// Sink receives events. It is called from the turn goroutine (and from tool
+// workers for tool events) and must not block for long.
+type Sink func(Event)
+
+// Event type names, as written in the "type" field.
+const (
+	TypeSessionStarted    = "session.started"
+	TypeTurnStarted       = "turn.started"
+	TypeIterationStarted  = "iteration.started"
+	TypeMessageDelta      = "message.delta"
+	TypeReasoningDelta    = "reasoning.delta"
+	TypeMessageCompleted  = "message.completed"
+	TypeToolsPlanned      = "tools.planned"
+	TypeToolStarted       = "tool.started"
+	TypeToolCompleted     = "tool.completed"
+	TypeRetryScheduled    = "retry.scheduled"
+	TypeCredentialRotated = "credential.rotated"
+	TypeFallbackActivated = "fallback.activated"
+	TypeGuardrail         = "guardrail"
+	TypeSteerQueued       = "steer.queued"
+	TypeSteerDelivered    = "steer.delivered"
+	TypeBudgetRefunded    = "budget.refunded"
+	TypeCompression       = "compression"
+	TypeTurnFinished      = "turn.finished"
+)
+
+// SessionStarted is emitted once when a session is opened for a run.
+type SessionStarted struct {
+	Header
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Cwd      string `json:"cwd"`
+	// Resumed is true when the session existed before.
+	Resumed bool `json:"resumed"`
+}
+
+// TurnStarted is emitted at the start of each turn.
+type TurnStarted struct {
+	Header
+	Input string `json:"input"`
+}
+
+// IterationStarted is emitted before each model call of a turn.
+type IterationStarted struct {
+	Header
+	Iteration  int `json:"iteration"`
+	BudgetUsed int `json:"budget_used"`
+	BudgetMax  int `json:"budget_max"`
+}
+
+// MessageDelta is a fragment of streamed answer text.
+type MessageDelta struct {
+	Header
+	Text string `json:"text"`
+}
+
+// ReasoningDelta is a fragment of streamed reasoning text.
+type ReasoningDelta struct {
+	Header
+	Text string `json:"text"`
+}
+
+// ToolCallInfo names one tool call in events.
+type ToolCallInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// MessageCompleted is emitted when a model response is complete.
+type MessageCompleted struct {
+	Header
+	Content      string          `json:"content"`
+	Reasoning    string          `json:"reasoning,omitempty"`
+	ToolCalls    []ToolCallInfo  `json:"tool_calls"`
+	FinishReason string          `json:"finish_reason"`
+	Usage        providers.Usage `json:"usage"`
+}
+
+// PlannedSegment is one segment of a tool batch plan.
+type PlannedSegment struct {
+	Mode  string         `json:"mode"`
+	Calls []ToolCallInfo `json:"calls"`
+}
+
+// ToolsPlanned is emitted with the execution plan of a tool batch.
+type ToolsPlanned struct {
+	Header
+	Segments []PlannedSegment `json:"segments"`
+}
+
+// ToolStarted is emitted when a tool call starts running.
+type ToolStarted struct {
+	Header
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Segment   int    `json:"segment"`
+}
+
+// ToolCompleted is emitted when a tool call has a result.
+type ToolCompleted struct {
+	Header
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	OK         bool   `json:"ok"`
+	Cancelled  bool   `json:"cancelled"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output"`
+	Segment    int    `json:"segment"`
+}
+
+// RetryScheduled is emitted before a backoff sleep.
+type RetryScheduled struct {
+	Header
+	Attempt     int    `json:"attempt"`
+	MaxAttempts int    `json:"max_attempts"`
+	DelayMS     int64  `json:"delay_ms"`
+	Reason      string `json:"reason"`
+	Status      int    `json:"status"`
+	Message     string `json:"message,omitempty"`
+}
+
+// CredentialRotated is emitted when the credential pool moves to another key.
+type CredentialRotated struct {
+	Header
+	Provider string `json:"provider"`
+	Reason   string `json:"reason"`
+}
+
+// Backend names a provider and model.
+type Backend struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+// FallbackActivated is emitted when the turn switches to a fallback provider.
+type FallbackActivated struct {
+	Header
+	From   Backend `json:"from"`
+	To     Backend `json:"to"`
+	Reason string  `json:"reason"`
+}
+
+// Guardrail is emitted when the tool-loop guardrail warns, blocks or halts.
+type Guardrail struct {
+	Header
+	Action  string `json:"action"`
+	Code    string `json:"code"`
+	Tool    string `json:"tool"`
+	Count   int    `json:"count"`
+	Message string `json:"message"`
+}
+
+// SteerQueued is emitted when a steer is accepted.
+type SteerQueued struct {
+	Header
+	Text string `json:"text"`
+}
+
+// SteerDelivered is emitted when pending steer text is injected.
+type SteerDelivered struct {
+	Header
+	Text      string `json:"text"`
+	Iteration int    `json:"iteration"`
+}
+
+// BudgetRefunded is emitted when an iteration is given back.
+type BudgetRefunded struct {
+	Header
+	Reason string `json:"reason"`
+}
+
+// Compression is emitted after a context compression pass.
+type Compression struct {
+	Header
+	Pass         int `json:"pass"`
+	TokensBefore int `json:"tokens_before"`
+	TokensAfter  int `json:"tokens_after"`
+}
+
+// TurnFinished is emitted once at the end of every turn, on every path.
+type TurnFinished struct {
+	Header
+	ExitReason    string          `json:"exit_reason"`
+	Completed     bool            `json:"completed"`
+	FinalResponse string          `json:"final_response"`
+	APICalls      int             `json:"api_calls"`
+	Usage         providers.Usage `json:"usage"`
+	PendingSteer  string          `json:"pending_steer"`
+	CleanupErrors []string        `json:"cleanup_errors"`
+	Explanation   string          `json:"explanation"`
+}

@@ -1,0 +1,172 @@
+// Package providers holds the provider-neutral message and tool-call types,
+// the Transport interface that converts them to and from each wire format,
+// the registry of transports by api_mode, and the transports themselves.
+package providers
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Role is the author of a message.
+type Role string
+
+// The four message roles.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Normalized finish reasons. Transports map their wire values onto these.
+const (
+	FinishStop          = "stop"
+	FinishLength        = "length"
+	FinishToolCalls     = "tool_calls"
+	FinishContentFilter = "content_filter"
+	FinishError         = "error"
+)
+
+// ToolCall is one function call requested by the model.
+type ToolCall struct {
+	// ID is the provider's tool_call_id (e.g. "call_…", or 32 alphanumerics
+	// from llama.cpp); the matching tool result carries it back.
+	ID string `json:"id"`
+	// Name is the tool name as the model wrote it.
+	Name string `json:"name"`
+	// Arguments is the raw JSON text of the arguments, as streamed.
+	Arguments string `json:"arguments"`
+	// Extra holds provider data that must be replayed verbatim with this
+	// call (for example Gemini thought signatures under extra_content).
+	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+// Message is one entry of a conversation in provider-neutral form.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// ToolName is the tool a role=tool message answers (not sent on wires
+	// that do not accept it).
+	ToolName string `json:"tool_name,omitempty"`
+	// Reasoning is the model's visible thinking text, if any.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningReplay holds opaque provider data needed to replay the
+	// reasoning (thinking-block signatures, encrypted items).
+	ReasoningReplay json.RawMessage `json:"reasoning_replay,omitempty"`
+	// FinishReason is the normalized finish reason of an assistant message.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Timestamp is Unix milliseconds when the message was made.
+	Timestamp int64 `json:"timestamp,omitempty"`
+	// Internal holds scaffolding flags whose keys start with "_". They never
+	// leave the process: not marshalled, not saved, not sent.
+	Internal map[string]any `json:"-"`
+}
+
+// Flag reports whether the internal key is set to a truthy value.
+func (m *Message) Flag(key string) bool {
+	if m.Internal == nil {
+		return false
+	}
+	v, ok := m.Internal[key]
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	return !isBool || b
+}
+
+// SetFlag sets an internal key. Keys must start with "_".
+func (m *Message) SetFlag(key string, v any) {
+	if !strings.HasPrefix(key, "_") {
+		key = "_" + key
+	}
+	if m.Internal == nil {
+		m.Internal = map[string]any{}
+	}
+	m.Internal[key] = v
+}
+
+// ToolSpec describes one tool offered to the model.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// Usage is the token accounting of one response.
+type Usage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+}
+
+// Add accumulates o into u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.ReasoningTokens += o.ReasoningTokens
+}
+
+// Request is one model call in neutral form.
+type Request struct {
+	Model    string
+	Messages []Message
+	// Tools offered; nil means a call without tools.
+	Tools []ToolSpec
+	// MaxTokens is the output cap; 0 leaves it to the provider.
+	MaxTokens int
+}
+
+// Response is a normalized model response.
+type Response struct {
+	Content   string
+	Reasoning string
+	// ReasoningReplay is opaque data to replay with the assistant message.
+	ReasoningReplay json.RawMessage
+	ToolCalls       []ToolCall
+	// FinishReason is normalized (FinishStop, FinishLength, ...).
+	FinishReason string
+	// RawFinishReason is what the wire said.
+	RawFinishReason string
+	Usage           Usage
+	Model           string
+}
+
+// Message converts the response into an assistant message.
+func (r *Response) Message() Message {
+	return Message{
+		Role:            RoleAssistant,
+		Content:         r.Content,
+		ToolCalls:       r.ToolCalls,
+		Reasoning:       r.Reasoning,
+		ReasoningReplay: r.ReasoningReplay,
+		FinishReason:    r.FinishReason,
+	}
+}
+
+// DeltaKind says what a streamed Delta carries.
+type DeltaKind int
+
+// The kinds of streamed deltas.
+const (
+	DeltaText DeltaKind = iota
+	DeltaReasoning
+	// DeltaToolCall announces a tool call (its index and, once known, name).
+	DeltaToolCall
+)
+
+// Delta is one streamed fragment, reported while a response arrives.
+type Delta struct {
+	Kind      DeltaKind
+	Text      string
+	ToolIndex int
+	ToolName  string
+}

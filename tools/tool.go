@@ -1,0 +1,139 @@
+// Package tools holds the Tool interface, the registry with JSON schemas,
+// and the built-in tools the model can call.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Env is what a tool run may depend on besides its arguments.
+type Env struct {
+	// Cwd is the session's working directory; relative paths resolve
+	// against it.
+	Cwd string
+	// SessionID is the session the call belongs to.
+	SessionID string
+}
+
+// Result is what a tool returns to the model.
+type Result struct {
+	// Output is the text the model reads.
+	Output string
+	// IsError marks a failed call; Output then explains the failure in a
+	// way the model can act on.
+	IsError bool
+}
+
+// Errorf builds an error Result.
+func Errorf(format string, args ...any) Result {
+	return Result{Output: "Error: " + fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	// Name is the name the model calls it by.
+	Name() string
+	// Description tells the model what the tool does.
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Run executes one call. It must honour ctx cancellation and must not
+	// panic on bad arguments: it returns an error Result instead.
+	Run(ctx context.Context, env *Env, args json.RawMessage) Result
+}
+
+// Registry holds the tools offered to the model, by name. It is safe for
+// concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry holding the given tools.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{tools: map[string]Tool{}}
+	for _, t := range ts {
+		r.Register(t)
+	}
+	return r
+}
+
+// Register adds or replaces a tool.
+func (r *Registry) Register(t Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tools[t.Name()] = t
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the registered tool names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// All returns the tools sorted by name.
+func (r *Registry) All() []Tool {
+	names := r.Names()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(names))
+	for _, n := range names {
+		out = append(out, r.tools[n])
+	}
+	return out
+}
+
+// Call runs one tool call by name with raw JSON arguments. It never panics:
+// an unknown tool, arguments that are not a JSON object, or a panic inside
+// the tool all become error results the model can read and act on.
+func (r *Registry) Call(ctx context.Context, env *Env, name, rawArgs string) (res Result) {
+	t, ok := r.Get(name)
+	if !ok {
+		return Errorf("Tool '%s' does not exist. Available tools: %s", name, strings.Join(r.Names(), ", "))
+	}
+	args, err := parseArgs(rawArgs)
+	if err != nil {
+		return Errorf("Invalid JSON arguments for %s: %v. Send the arguments as one JSON object matching the tool's schema (use {} for a tool without arguments).", name, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = Errorf("tool %s crashed: %v", name, p)
+		}
+	}()
+	return t.Run(ctx, env, args)
+}
+
+// parseArgs checks that raw is a JSON object (empty means {}).
+func parseArgs(raw string) (json.RawMessage, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return json.RawMessage("{}"), nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("arguments are null, not an object")
+	}
+	return json.RawMessage(s), nil
+}
