@@ -1,0 +1,259 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"talaria/providers"
+	"talaria/tools"
+)
+
+// ErrBusy is returned by Run when a turn is already running on the agent.
+var ErrBusy = errors.New("a turn is already running in this session; steer it, queue the message, or wait")
+
+// Store is the persistence the loop needs. Implementations must be safe to
+// call from the turn goroutine.
+type Store interface {
+	AppendMessages(sessionID string, msgs ...providers.Message) error
+	AddUsage(sessionID string, apiCalls int, u providers.Usage) error
+}
+
+// RetryPolicy is the inner retry loop's timing.
+type RetryPolicy struct {
+	// MaxRetries is the number of retries after the first attempt.
+	MaxRetries    int
+	BaseDelay     time.Duration
+	MaxDelay      time.Duration
+	RetryAfterCap time.Duration
+}
+
+// Options configures an Agent.
+type Options struct {
+	SessionID string
+	Transport providers.Transport
+	Provider  string
+	Model     string
+	// SystemPrompt is the session's stored system prompt, sent byte for byte.
+	SystemPrompt string
+	// History is the session's earlier messages (no system message).
+	History []providers.Message
+	// Turns is the number of turns the session already had.
+	Turns   int
+	Tools   *tools.Registry
+	ToolEnv tools.Env
+	// Store persists messages; nil keeps the session in memory only.
+	Store         Store
+	Sink          Sink
+	MaxIterations int
+	MaxTokens     int
+	Retry         RetryPolicy
+	// Log receives the diagnostic line written at every turn end.
+	Log func(line string)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Agent runs the turns of one session, one at a time.
+type Agent struct {
+	opts   Options
+	jitter *providers.Jitter
+
+	mu      sync.Mutex
+	cur     *turn // the running turn, nil when idle
+	steer   []string
+	queue   []string
+	turns   int
+	history []providers.Message
+}
+
+// New returns an agent for one session.
+func New(opts Options) *Agent {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = 90
+	}
+	if opts.Tools == nil {
+		opts.Tools = tools.NewRegistry()
+	}
+	if opts.Sink == nil {
+		opts.Sink = func(Event) {}
+	}
+	if opts.Log == nil {
+		opts.Log = func(string) {}
+	}
+	return &Agent{
+		opts:    opts,
+		jitter:  providers.NewJitter(),
+		turns:   opts.Turns,
+		history: append([]providers.Message(nil), opts.History...),
+	}
+}
+
+// SessionID returns the session's id.
+func (a *Agent) SessionID() string { return a.opts.SessionID }
+
+// Run runs one turn for input and blocks until it ends. It returns ErrBusy
+// when a turn is already running; every other outcome is in the Result.
+func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
+	t, err := a.begin(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer a.finish(t)
+	return t.run(input), nil
+}
+
+func (a *Agent) begin(ctx context.Context) (*turn, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur != nil {
+		return nil, ErrBusy
+	}
+	a.turns++
+	t := newTurn(a, ctx, a.turns)
+	a.cur = t
+	return t, nil
+}
+
+func (a *Agent) finish(t *turn) {
+	t.cancel()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cur = nil
+}
+
+// Interrupt stops the running turn as soon as possible: the request in
+// flight is aborted, running tools are cancelled, and tools not yet started
+// are skipped. It is a no-op when idle. Safe from any goroutine.
+func (a *Agent) Interrupt() {
+	a.mu.Lock()
+	t := a.cur
+	a.mu.Unlock()
+	if t != nil {
+		t.interrupt()
+	}
+}
+
+// Busy reports whether a turn is running.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cur != nil
+}
+
+// Steer queues text to inject into the running turn before its next model
+// call. Safe from any goroutine. When idle the text waits for the next turn.
+func (a *Agent) Steer(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	a.mu.Lock()
+	a.steer = append(a.steer, text)
+	t := a.cur
+	a.mu.Unlock()
+	if t != nil {
+		t.emit(&SteerQueued{Text: text})
+	}
+}
+
+// takeSteer drains the pending steer text, joined with newlines.
+func (a *Agent) takeSteer() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := strings.Join(a.steer, "\n")
+	a.steer = nil
+	return s
+}
+
+// Queue adds text to run as a turn of its own after the current one.
+func (a *Agent) Queue(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.queue = append(a.queue, text)
+}
+
+// NextQueued pops the next queued message.
+func (a *Agent) NextQueued() (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queue) == 0 {
+		return "", false
+	}
+	s := a.queue[0]
+	a.queue = a.queue[1:]
+	return s, true
+}
+
+// History returns a copy of the session's messages (no system message).
+func (a *Agent) History() []providers.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]providers.Message(nil), a.history...)
+}
+
+// emit stamps and delivers an event.
+func (a *Agent) emit(turn int, e Event) {
+	h := e.Meta()
+	h.Type = typeOf(e)
+	h.SessionID = a.opts.SessionID
+	h.TS = Timestamp(a.opts.Now())
+	h.Turn = turn
+	a.opts.Sink(e)
+}
+
+// EmitSessionStarted announces the session; the wiring calls it once.
+func (a *Agent) EmitSessionStarted(cwd string, resumed bool) {
+	a.emit(0, &SessionStarted{Provider: a.opts.Provider, Model: a.opts.Model, Cwd: cwd, Resumed: resumed})
+}
+
+func typeOf(e Event) string {
+	switch e.(type) {
+	case *SessionStarted:
+		return TypeSessionStarted
+	case *TurnStarted:
+		return TypeTurnStarted
+	case *IterationStarted:
+		return TypeIterationStarted
+	case *MessageDelta:
+		return TypeMessageDelta
+	case *ReasoningDelta:
+		return TypeReasoningDelta
+	case *MessageCompleted:
+		return TypeMessageCompleted
+	case *ToolsPlanned:
+		return TypeToolsPlanned
+	case *ToolStarted:
+		return TypeToolStarted
+	case *ToolCompleted:
+		return TypeToolCompleted
+	case *RetryScheduled:
+		return TypeRetryScheduled
+	case *CredentialRotated:
+		return TypeCredentialRotated
+	case *FallbackActivated:
+		return TypeFallbackActivated
+	case *Guardrail:
+		return TypeGuardrail
+	case *SteerQueued:
+		return TypeSteerQueued
+	case *SteerDelivered:
+		return TypeSteerDelivered
+	case *BudgetRefunded:
+		return TypeBudgetRefunded
+	case *Compression:
+		return TypeCompression
+	case *TurnFinished:
+		return TypeTurnFinished
+	}
+	return e.Meta().Type
+}

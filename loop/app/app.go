@@ -1,0 +1,263 @@
+// Package app wires a session together from flags, config, environment,
+// store, provider transport and tools, and runs headless turns. Both the
+// headless mode and the TUI start here.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"talaria/loop"
+	"talaria/loop/config"
+	"talaria/persist"
+	"talaria/providers"
+	"talaria/providers/openaichat"
+	"talaria/tools"
+)
+
+// Flags are the command-line settings that shape a session.
+type Flags struct {
+	Home       string
+	ConfigPath string
+	Cwd        string
+	Continue   bool
+	Resume     string
+	Overrides  config.Overrides
+	// Headless is true for -p runs (hard-stop guardrails default on).
+	Headless bool
+}
+
+// UsageError is a problem with flags, config or environment found before
+// any turn ran; headless mode exits 2 with its one-line message.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usage(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// Session is one wired session, ready to run turns.
+type Session struct {
+	Config  config.Config
+	Backend config.Backend
+	Home    string
+	Cwd     string
+	Store   *persist.Store
+	Record  *persist.Session
+	Agent   *loop.Agent
+	Resumed bool
+	// Notice is a one-line message for the user (e.g. which local server
+	// was found), empty when there is nothing to say.
+	Notice string
+}
+
+// Home resolves $TALARIA_HOME: the flag, else the env var, else ~/.talaria.
+func Home(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return config.DefaultHome()
+}
+
+// LoadConfig reads config.yaml (or --config) and applies flag overrides.
+func LoadConfig(f Flags) (config.Config, error) {
+	path, optional := f.ConfigPath, false
+	if path == "" {
+		path, optional = filepath.Join(Home(f.Home), "config.yaml"), true
+	}
+	cfg, err := config.Load(path, optional)
+	if err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	if err := f.Overrides.Apply(&cfg); err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	return cfg, nil
+}
+
+// ResolveBackend picks the provider: config and env first, then a probe of
+// the usual local servers (about 200 ms). The notice says what was found.
+func ResolveBackend(ctx context.Context, cfg config.Config, getenv func(string) string) (config.Backend, string, error) {
+	b, err := config.Resolve(cfg.Model, getenv)
+	if err == nil {
+		return b, "", nil
+	}
+	if !errors.Is(err, config.ErrNoProvider) {
+		return b, "", &UsageError{Err: err}
+	}
+	if pb, name, ok := Probe(ctx, LocalServers(), 200*time.Millisecond); ok {
+		return pb, fmt.Sprintf("no provider configured: using %s at %s (model %s)", name, pb.BaseURL, pb.Model), nil
+	}
+	return b, "", &UsageError{Err: err}
+}
+
+// Transports returns the registry of every implemented api_mode.
+func Transports() *providers.Registry {
+	r := providers.NewRegistry()
+	r.Register(openaichat.APIMode, openaichat.New)
+	return r
+}
+
+// Open wires a session: config, backend, store, session record (new,
+// continued with -c, or resumed with -r), system prompt, tools and agent.
+// Events go to sink.
+func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
+	cfg, err := LoadConfig(f)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := resolveCwd(f.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	backend, notice, err := ResolveBackend(ctx, cfg, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	transport, err := newTransport(backend)
+	if err != nil {
+		return nil, err
+	}
+	home := Home(f.Home)
+	store, err := persist.Open(filepath.Join(home, "state.db"), persist.Options{})
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	s := &Session{Config: cfg, Backend: backend, Home: home, Cwd: cwd, Store: store, Notice: notice}
+	history, err := s.openRecord(f)
+	if err != nil {
+		return nil, err
+	}
+	s.Agent = loop.New(loop.Options{
+		SessionID:     s.Record.ID,
+		Transport:     transport,
+		Provider:      backend.Provider,
+		Model:         backend.Model,
+		SystemPrompt:  *s.Record.SystemPrompt,
+		History:       history,
+		Turns:         countTurns(history),
+		Tools:         tools.NewRegistry(tools.Builtins()...),
+		ToolEnv:       tools.Env{Cwd: cwd, SessionID: s.Record.ID},
+		Store:         store,
+		Sink:          sink,
+		MaxIterations: cfg.Agent.MaxIterations,
+		MaxTokens:     backend.MaxTokens,
+		Retry: loop.RetryPolicy{
+			MaxRetries:    cfg.Agent.APIMaxRetries,
+			BaseDelay:     cfg.Agent.RetryBaseDelay,
+			MaxDelay:      cfg.Agent.RetryMaxDelay,
+			RetryAfterCap: cfg.Agent.RetryAfterCap,
+		},
+		Log: newLogger(home),
+	})
+	return s, nil
+}
+
+func resolveCwd(flag string) (string, error) {
+	cwd := flag
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", usage("cannot read the working directory: %v", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", usage("--cwd: %v", err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", usage("--cwd: %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+func newTransport(b config.Backend) (providers.Transport, error) {
+	key := ""
+	if len(b.APIKeys) > 0 {
+		key = b.APIKeys[0]
+	}
+	t, err := Transports().New(b.APIMode, providers.Endpoint{
+		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
+	})
+	if err != nil {
+		return nil, usage("provider %s: %v", b.Provider, err)
+	}
+	return t, nil
+}
+
+// openRecord creates or loads the session record and its history.
+func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
+	var rec *persist.Session
+	var err error
+	switch {
+	case f.Resume != "":
+		rec, err = s.Store.ResolveSession(f.Resume)
+		if err != nil {
+			return nil, usage("--resume %s: %v", f.Resume, err)
+		}
+	case f.Continue:
+		rec, err = s.Store.LatestSession(s.Cwd)
+		if err != nil && !errors.Is(err, persist.ErrNotFound) {
+			return nil, &UsageError{Err: err}
+		}
+	}
+	if rec == nil {
+		prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		rec = &persist.Session{Cwd: s.Cwd, Provider: s.Backend.Provider, Model: s.Backend.Model, SystemPrompt: &prompt, SystemPromptState: "present"}
+		if err := s.Store.CreateSession(rec); err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		s.Record = rec
+		return nil, nil
+	}
+	s.Resumed = true
+	s.Record = rec
+	if rec.SystemPrompt == nil || *rec.SystemPrompt == "" {
+		prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		rec.SystemPrompt = &prompt
+		if err := s.Store.UpdateSession(rec.ID, func(r *persist.Session) { r.SystemPrompt = &prompt; r.SystemPromptState = "present" }); err != nil {
+			return nil, &UsageError{Err: err}
+		}
+	}
+	msgs, err := s.Store.Messages(rec.ID)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return msgs, nil
+}
+
+func countTurns(h []providers.Message) int {
+	n := 0
+	for _, m := range h {
+		if m.Role == providers.RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// newLogger appends diagnostic lines to $TALARIA_HOME/logs/talaria.log.
+// Logging never fails a turn: write errors are dropped.
+func newLogger(home string) func(string) {
+	path := filepath.Join(home, "logs", "talaria.log")
+	return func(line string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), line)
+	}
+}

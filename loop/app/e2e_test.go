@@ -1,0 +1,293 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	pt "talaria/providers/providertest"
+)
+
+// binary is the talaria binary built once for these tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "talaria-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "talaria")
+	out, err := exec.Command("go", "build", "-o", binary, "talaria").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type run struct {
+	stdout, stderr string
+	code           int
+}
+
+// talaria runs the binary with a clean environment pointing at srv.
+func talaria(t *testing.T, home, cwd string, srv *pt.Server, stdin string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return run{out.String(), errb.String(), code}
+}
+
+func env(home string, srv *pt.Server) []string {
+	e := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TALARIA_HOME=" + filepath.Join(home, ".talaria")}
+	if srv != nil {
+		e = append(e, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+srv.URL())
+	}
+	return e
+}
+
+func events(t *testing.T, jsonl string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(jsonl))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not one JSON object per line: %q: %v", sc.Text(), err)
+		}
+		for _, k := range []string{"type", "session_id", "ts"} {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("event without %s: %s", k, sc.Text())
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestHeadlessTurnWithToolsOnDisk(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "README.txt"), []byte("project zebra\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "read_file", Args: `{"path":"README.txt"}`}),
+		pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"out/summary.md","content":"zebra\n"}`}),
+		pt.Text("The project is called zebra; I wrote out/summary.md."),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "summarise the readme")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "The project is called zebra; I wrote out/summary.md." {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(cwd, "out/summary.md")); err != nil || string(data) != "zebra\n" {
+		t.Fatalf("write_file did not reach the disk: %q %v", data, err)
+	}
+	if !strings.Contains(r.stderr, "read_file") {
+		t.Fatalf("no progress on stderr: %s", r.stderr)
+	}
+	// The session was saved: sessions and export show it.
+	ls := talaria(t, home, cwd, nil, "", "sessions", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(ls.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions --json: %q %v", ls.stdout, err)
+	}
+	if list[0]["title"] != "summarise the readme" {
+		t.Fatalf("title: %v", list[0])
+	}
+	ex := talaria(t, home, cwd, nil, "", "export", list[0]["id"].(string))
+	lines := strings.Split(strings.TrimSpace(ex.stdout), "\n")
+	if ex.code != 0 || len(lines) != 6 { // user, asst+call, tool, asst+call, tool, answer
+		t.Fatalf("export: exit %d, %d lines:\n%s\n%s", ex.code, len(lines), ex.stdout, ex.stderr)
+	}
+	table := talaria(t, home, cwd, nil, "", "sessions")
+	if !strings.Contains(table.stdout, "summarise the readme") {
+		t.Fatalf("sessions table: %s", table.stdout)
+	}
+}
+
+func TestHeadlessJSONEvents(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"nothing-here"}`}), pt.Text("Nothing found."))
+	r := talaria(t, home, cwd, srv, "", "-p", "find it", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	var types []string
+	for _, e := range evs {
+		types = append(types, e["type"].(string))
+	}
+	got := strings.Join(types, " ")
+	for _, want := range []string{"session.started turn.started iteration.started", "tools.planned tool.started tool.completed", "turn.finished"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("event order %q lacks %q", got, want)
+		}
+	}
+	last := evs[len(evs)-1]
+	if last["exit_reason"] != "text_response(finish_reason=stop)" || last["completed"] != true || last["final_response"] != "Nothing found." {
+		t.Fatalf("turn.finished: %v", last)
+	}
+	for _, k := range []string{"api_calls", "usage", "pending_steer", "cleanup_errors", "explanation"} {
+		if _, ok := last[k]; !ok {
+			t.Fatalf("turn.finished lacks %s", k)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339Nano, last["ts"].(string)); err != nil {
+		t.Fatalf("ts not RFC 3339: %v", err)
+	}
+	ss := evs[0]
+	if ss["provider"] != "openai" || ss["model"] != "gpt-4.1" || ss["cwd"] == "" {
+		t.Fatalf("session.started: %v", ss)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	cfgDir := filepath.Join(home, ".talaria")
+	_ = os.MkdirAll(cfgDir, 0o755)
+	_ = os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("model:\n  provder: openai\n"), 0o644)
+	r := talaria(t, home, cwd, pt.New(t), "", "-p", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "model.provder") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("bad key: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = talaria(t, t.TempDir(), cwd, pt.New(t), "", "-p", "hi", "--max-iterations", "-3")
+	if r.code != 2 || !strings.Contains(r.stderr, "--max-iterations") {
+		t.Fatalf("bad flag: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = talaria(t, t.TempDir(), cwd, pt.New(t), "", "bogus")
+	if r.code != 2 {
+		t.Fatalf("unknown command: exit %d", r.code)
+	}
+}
+
+func TestHeadlessNoProviderExit2(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	cmd := exec.Command(binary, "-p", "hi")
+	cmd.Env = env(home, nil)
+	cmd.Dir = cwd
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	// A developer machine may run a local model server that the probe finds;
+	// only a machine without one must exit 2 with the advice.
+	if ok && ee.ExitCode() == 2 {
+		if !strings.Contains(string(out), "OPENAI_API_KEY") || !strings.Contains(string(out), "--demo") {
+			t.Fatalf("no advice: %s", out)
+		}
+	}
+}
+
+func TestStdinStopInterrupts(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.Push(pt.Reply{Chunks: pt.TextChunks("never", "stop"), Hold: hold})
+	cmd := exec.Command(binary, "-p", "wait", "--stdin-commands", "--json")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	stdin, _ := cmd.StdinPipe()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.Started()
+	_, _ = stdin.Write([]byte("/stop\n"))
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("want exit 130, got %v", err)
+	}
+	evs := events(t, out.String())
+	if last := evs[len(evs)-1]; last["exit_reason"] != "interrupted_during_api_call" {
+		t.Fatalf("last event: %v", last)
+	}
+}
+
+func TestSIGINTInterrupts(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.Push(pt.Reply{Chunks: pt.TextChunks("never", "stop"), Hold: hold})
+	cmd := exec.Command(binary, "-p", "wait", "--json")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.Started()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("want exit 130, got %v", err)
+	}
+	// The user message was saved before the model call and survives.
+	ex := talaria(t, home, cwd, nil, "", "sessions", "--json")
+	if !strings.Contains(ex.stdout, `"wait"`) {
+		t.Fatalf("session not saved: %s", ex.stdout)
+	}
+}
+
+func TestSteerFromStdin(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	hold := make(chan struct{})
+	srv.Push(
+		pt.Reply{Chunks: pt.ToolCallChunks("tool_calls", pt.Call{Name: "search_files", Args: `{"pattern":"x"}`}), Hold: hold},
+		pt.Text("ok, steered"),
+	)
+	cmd := exec.Command(binary, "-p", "go", "--stdin-commands", "--json")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.Started()
+	_, _ = stdin.Write([]byte("/steer focus on tests\n"))
+	// Release the held reply only once the steer is queued (its event is on
+	// stdout), so delivery before the second call is deterministic.
+	sc := bufio.NewScanner(stdout)
+	var delivered bool
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, `"type":"steer.queued"`) {
+			close(hold)
+		}
+		if strings.Contains(line, `"type":"steer.delivered"`) {
+			delivered = true
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !delivered || !strings.Contains(srv.RawRequests()[1], "focus on tests") {
+		t.Fatalf("steer not delivered into the second request: %s", srv.RawRequests()[1])
+	}
+}

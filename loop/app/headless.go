@@ -1,0 +1,202 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"talaria/loop"
+)
+
+// Headless exit codes (CONTRACT.md).
+const (
+	ExitCompleted   = 0
+	ExitIncomplete  = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// HeadlessOptions configures one headless run.
+type HeadlessOptions struct {
+	Prompt string
+	// StdinCommands reads slash commands (/steer TEXT, /stop, /queue TEXT)
+	// from Stdin while the turn runs.
+	StdinCommands bool
+	Stdin         io.Reader
+	Stdout        io.Writer
+	Stderr        io.Writer
+	// JSON means events go to stdout (through the sink) and the final answer
+	// is not printed again.
+	JSON bool
+	// Signals enables SIGINT/SIGTERM handling: the first interrupts the turn,
+	// the second exits at once with 130.
+	Signals bool
+}
+
+// RunHeadless runs the prompt as one turn (then any queued turns) and
+// returns the process exit code.
+func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
+	if o.Signals {
+		stop := handleSignals(s.Agent)
+		defer stop()
+	}
+	if o.StdinCommands && o.Stdin != nil {
+		go readCommands(o.Stdin, s.Agent, o.Stderr)
+	}
+	input := o.Prompt
+	var res loop.Result
+	for {
+		r, err := s.Agent.Run(ctx, input)
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "talaria:", err)
+			return ExitIncomplete
+		}
+		res = r
+		if !o.JSON && res.FinalResponse != "" {
+			fmt.Fprintln(o.Stdout, res.FinalResponse)
+		}
+		if loop.IsInterrupted(res.ExitReason) {
+			break
+		}
+		next, ok := s.Agent.NextQueued()
+		if !ok {
+			break
+		}
+		input = next
+	}
+	if !o.JSON && res.Explanation != "" {
+		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", res.Explanation, res.ExitReason)
+	}
+	switch {
+	case loop.IsInterrupted(res.ExitReason):
+		return ExitInterrupted
+	case res.Completed:
+		return ExitCompleted
+	default:
+		return ExitIncomplete
+	}
+}
+
+// handleSignals interrupts the turn on the first SIGINT/SIGTERM and exits
+// with 130 on the second.
+func handleSignals(a *loop.Agent) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-ch:
+				n++
+				if n > 1 {
+					os.Exit(ExitInterrupted)
+				}
+				a.Interrupt()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+		})
+	}
+}
+
+// readCommands applies slash commands read line by line.
+func readCommands(r io.Reader, a *loop.Agent, errw io.Writer) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if err := ApplyCommand(a, line); err != nil {
+			fmt.Fprintln(errw, "talaria:", err)
+		}
+	}
+}
+
+// ApplyCommand runs one headless slash command against the agent.
+func ApplyCommand(a *loop.Agent, line string) error {
+	cmd, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch cmd {
+	case "/stop":
+		a.Interrupt()
+	case "/steer":
+		if arg == "" {
+			return fmt.Errorf("/steer needs text: /steer TEXT")
+		}
+		a.Steer(arg)
+	case "/queue":
+		if arg == "" {
+			return fmt.Errorf("/queue needs text: /queue TEXT")
+		}
+		a.Queue(arg)
+	default:
+		return fmt.Errorf("unknown command %q on stdin (headless understands /steer TEXT, /stop, /queue TEXT)", cmd)
+	}
+	return nil
+}
+
+// ProgressPrinter returns a sink that writes a short human-readable trace of
+// the turn (tools, retries, steers, guardrails) to w, for headless text mode.
+func ProgressPrinter(w io.Writer) loop.Sink {
+	var mu sync.Mutex
+	return func(e loop.Event) {
+		line := progressLine(e)
+		if line == "" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(w, line)
+	}
+}
+
+func progressLine(e loop.Event) string {
+	switch ev := e.(type) {
+	case *loop.ToolStarted:
+		return fmt.Sprintf("→ %s %s", ev.Name, preview(ev.Arguments, 100))
+	case *loop.ToolCompleted:
+		mark := "✓"
+		if ev.Cancelled {
+			mark = "⊘"
+		} else if !ev.OK {
+			mark = "✗"
+		}
+		return fmt.Sprintf("%s %s (%s)", mark, ev.Name, time.Duration(ev.DurationMS)*time.Millisecond)
+	case *loop.RetryScheduled:
+		return fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+	case *loop.SteerDelivered:
+		return "↪ steer delivered: " + preview(ev.Text, 100)
+	case *loop.Guardrail:
+		return fmt.Sprintf("⚠ guardrail %s %s: %s", ev.Action, ev.Code, ev.Message)
+	case *loop.FallbackActivated:
+		return fmt.Sprintf("⇄ fallback %s/%s → %s/%s (%s)", ev.From.Provider, ev.From.Model, ev.To.Provider, ev.To.Model, ev.Reason)
+	case *loop.Compression:
+		return fmt.Sprintf("⇲ compressed context: %d → %d tokens", ev.TokensBefore, ev.TokensAfter)
+	}
+	return ""
+}
+
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}

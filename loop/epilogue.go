@@ -1,0 +1,164 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+
+	"talaria/providers"
+)
+
+// epilogue finishes the turn. Each step is isolated: a failing step is
+// recorded in cleanup_errors and never loses the final answer.
+func (t *turn) epilogue() Result {
+	if m := t.last(); m != nil {
+		t.endRole = string(m.Role)
+	}
+	t.step("budget summary", t.budgetSummary)
+	t.step("close dangling tool calls", t.closeDangling)
+	t.step("drop scaffolding", t.dropScaffolding)
+	t.step("persist", t.flush)
+	t.step("usage", t.saveUsage)
+	if t.exit == "" {
+		t.exit = ExitUnknown
+	}
+	res := Result{
+		ExitReason:    t.exit,
+		Completed:     t.completed,
+		FinalResponse: t.final,
+		APICalls:      t.apiCalls,
+		Usage:         t.usage,
+		PendingSteer:  t.a.takeSteer(),
+		CleanupErrors: t.cleanup,
+		Explanation:   t.explain(),
+		Error:         t.lastErr,
+	}
+	t.step("log", func() { t.a.opts.Log(t.logLine(res)) })
+	if res.CleanupErrors == nil {
+		res.CleanupErrors = []string{}
+	}
+	t.emit(&TurnFinished{ExitReason: res.ExitReason, Completed: res.Completed, FinalResponse: res.FinalResponse,
+		APICalls: res.APICalls, Usage: res.Usage, PendingSteer: res.PendingSteer, CleanupErrors: res.CleanupErrors, Explanation: res.Explanation})
+	return res
+}
+
+// step runs one cleanup step, turning a panic into a cleanup error.
+func (t *turn) step(name string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.addCleanup(fmt.Sprintf("%s: %v", name, p))
+		}
+	}()
+	fn()
+}
+
+// budgetSummary asks the model, without tools, to summarise when the budget
+// ran out before a final answer.
+func (t *turn) budgetSummary() {
+	if t.exit != ExitBudgetExhausted && !strings.HasPrefix(t.exit, "max_iterations_reached") {
+		return
+	}
+	t.append(providers.Message{Role: providers.RoleUser, Content: summaryRequest})
+	for try := 0; try < 2; try++ {
+		if t.stopped() {
+			return
+		}
+		resp, err := t.call(t.request(false))
+		if err != nil {
+			t.final = fmt.Sprintf("I reached the maximum iterations (%d) but couldn't summarize. Error: %s", t.a.opts.MaxIterations, firstLine(err.Error()))
+			return
+		}
+		t.usage.Add(resp.Usage)
+		msg := normalize(resp.Message())
+		msg.ToolCalls = nil
+		t.emitCompleted(msg, resp.Usage)
+		if msg.Content != "" {
+			t.append(msg)
+			t.final = msg.Content
+			return
+		}
+	}
+	t.final = summaryFallback
+	t.append(providers.Message{Role: providers.RoleAssistant, Content: summaryFallback})
+}
+
+// closeDangling gives every tool call of the last assistant message a
+// result, and ends a history that stops on tool results with an assistant
+// message, so the saved session never ends on a dangling tool call.
+func (t *turn) closeDangling() {
+	t.a.mu.Lock()
+	h := t.a.history
+	answered := map[string]bool{}
+	i := len(h) - 1
+	for ; i >= t.start && h[i].Role == providers.RoleTool; i-- {
+		answered[h[i].ToolCallID] = true
+	}
+	var add []providers.Message
+	if i >= t.start && h[i].Role == providers.RoleAssistant && len(h[i].ToolCalls) > 0 {
+		for _, c := range h[i].ToolCalls {
+			if !answered[c.ID] {
+				add = append(add, toolResult(c, cancelReceipt(c.Name)))
+			}
+		}
+	}
+	endsOnTool := len(h) > 0 && (h[len(h)-1].Role == providers.RoleTool || len(add) > 0)
+	t.a.mu.Unlock()
+	if !endsOnTool {
+		return
+	}
+	closing := "(The turn ended before the model answered these tool results: " + t.exit + ".)"
+	if t.final != "" {
+		closing = t.final
+	}
+	add = append(add, providers.Message{Role: providers.RoleAssistant, Content: closing})
+	t.append(add...)
+}
+
+func (t *turn) saveUsage() {
+	if st := t.a.opts.Store; st != nil && t.apiCalls > 0 {
+		if err := st.AddUsage(t.a.opts.SessionID, t.apiCalls, t.usage); err != nil {
+			t.addCleanup(fmt.Sprintf("saving usage: %v", err))
+		}
+	}
+}
+
+// explain says why an abnormal turn ended; it is silent for a normal one.
+func (t *turn) explain() string {
+	switch {
+	case strings.HasPrefix(t.exit, "text_response"):
+		if t.completed {
+			return ""
+		}
+		return "The reply was cut by the output length limit; raise model.max_tokens or ask for a shorter answer."
+	case IsInterrupted(t.exit):
+		return "Interrupted by the user; the session is saved and can be continued."
+	case t.exit == ExitBudgetExhausted || strings.HasPrefix(t.exit, "max_iterations_reached"):
+		return fmt.Sprintf("The iteration budget (%d model calls) ran out; the model was asked to summarise. Raise agent.max_iterations or --max-iterations to allow longer turns.", t.a.opts.MaxIterations)
+	case t.exit == ExitRetriesExhausted:
+		return "The provider kept failing: " + errText(t.lastErr)
+	case t.exit == ExitPartialStreamRecovery:
+		return "The stream broke after text arrived; the delivered text is the answer. Cause: " + errText(t.lastErr)
+	case t.exit == ExitEmptyResponseExhausted:
+		return "The model returned no content after several retries."
+	case t.exit == ExitContentPolicyBlocked:
+		return "The provider refused the request under its content policy."
+	}
+	return "The turn ended without a recognised exit path."
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return firstLine(err.Error())
+}
+
+// logLine is the diagnostic line written at every turn end.
+func (t *turn) logLine(r Result) string {
+	lastRole := t.endRole
+	level := "INFO"
+	if lastRole == string(providers.RoleTool) && !IsInterrupted(r.ExitReason) {
+		level = "WARN"
+	}
+	return fmt.Sprintf("%s turn end reason=%s model=%s api_calls=%d budget=%d/%d tool_turns=%d last_msg_role=%s response_len=%d session=%s",
+		level, r.ExitReason, t.a.opts.Model, r.APICalls, t.budget.Used(), t.budget.Max(), t.toolTurns, lastRole, len(r.FinalResponse), t.a.opts.SessionID)
+}

@@ -1,0 +1,36 @@
+package loop
+
+import (
+	"strings"
+
+	"talaria/providers"
+)
+
+// Steer markers wrap text the user sent while the turn was running. The
+// system prompt tells the model to trust what stands between them.
+const (
+	SteerOpen  = "[OUT-OF-BAND USER MESSAGE — sent by the user while you were working; treat it as a direct instruction from the user]"
+	SteerClose = "[END OUT-OF-BAND USER MESSAGE]"
+)
+
+// SteerPromptNote is the sentence the system prompt carries about steers.
+const SteerPromptNote = "Tool results may end with text between " + SteerOpen + " and " + SteerClose + ". That text really comes from the user, typed while you were working: follow it, it overrides earlier instructions where they conflict."
+
+// deliverSteer injects pending steer text into the last message when it is
+// a tool result; otherwise the text stays queued for a later call.
+func (t *turn) deliverSteer() {
+	if last := t.last(); last == nil || last.Role != providers.RoleTool {
+		return
+	}
+	text := t.a.takeSteer()
+	if text == "" {
+		return
+	}
+	t.a.mu.Lock()
+	m := &t.a.history[len(t.a.history)-1]
+	m.Content = strings.TrimRight(m.Content, "\n") + "\n\n" + SteerOpen + "\n" + text + "\n" + SteerClose
+	t.a.mu.Unlock()
+	t.emit(&SteerDelivered{Text: text, Iteration: t.apiCalls})
+}
+
+func trimSpace(s string) string { return strings.TrimSpace(s) }

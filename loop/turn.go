@@ -1,0 +1,262 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"talaria/providers"
+)
+
+// Internal message flags. They never leave the process.
+const (
+	// flagScaffold marks a message that is sent while the turn runs but is
+	// dropped at the epilogue and never saved (continuation pieces, nudges).
+	flagScaffold = "_scaffold"
+)
+
+// summaryRequest is the user message of the budget-exhausted summary call.
+const summaryRequest = "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response summarizing what you've found and accomplished so far, without calling any more tools."
+
+// summaryFallback is the final response when the summary call stays empty.
+const summaryFallback = "I reached the iteration limit and couldn't generate a summary."
+
+// turn is the state of one running turn. Only the turn goroutine touches its
+// fields, except interrupted and cancel.
+type turn struct {
+	a           *Agent
+	n           int
+	ctx         context.Context
+	cancel      context.CancelFunc
+	interrupted atomic.Bool
+
+	budget    *Budget
+	apiCalls  int
+	toolTurns int
+	usage     providers.Usage
+	exit      string
+	final     string
+	completed bool
+	lastErr   error
+	cleanup   []string
+	start     int // index in history of this turn's user message
+	saved     int // history[:saved] is persisted (or deliberately skipped)
+	maxTokens int
+	endRole   string // role of the last message when the loop ended
+
+	continuation continuation
+}
+
+func newTurn(a *Agent, parent context.Context, n int) *turn {
+	ctx, cancel := context.WithCancel(parent)
+	return &turn{
+		a:         a,
+		n:         n,
+		ctx:       ctx,
+		cancel:    cancel,
+		budget:    NewBudget(a.opts.MaxIterations),
+		saved:     len(a.history),
+		maxTokens: a.opts.MaxTokens,
+	}
+}
+
+func (t *turn) interrupt() {
+	t.interrupted.Store(true)
+	t.cancel()
+}
+
+// stopped reports whether the turn was interrupted or its context ended.
+func (t *turn) stopped() bool {
+	return t.interrupted.Load() || t.ctx.Err() != nil
+}
+
+func (t *turn) emit(e Event) { t.a.emit(t.n, e) }
+
+// append adds messages to the session history.
+func (t *turn) append(msgs ...providers.Message) {
+	now := t.a.opts.Now().UnixMilli()
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	for _, m := range msgs {
+		if m.Timestamp == 0 {
+			m.Timestamp = now
+		}
+		t.a.history = append(t.a.history, m)
+	}
+}
+
+// last returns the newest history message, or nil.
+func (t *turn) last() *providers.Message {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	if len(t.a.history) == 0 {
+		return nil
+	}
+	return &t.a.history[len(t.a.history)-1]
+}
+
+// run is the whole turn: prologue, loop, epilogue.
+func (t *turn) run(input string) Result {
+	t.prologue(input)
+	t.loop()
+	return t.epilogue()
+}
+
+func (t *turn) prologue(input string) {
+	input = strings.ToValidUTF8(input, "\uFFFD")
+	t.emit(&TurnStarted{Input: input})
+	t.a.mu.Lock()
+	t.start = len(t.a.history)
+	t.a.mu.Unlock()
+	t.append(providers.Message{Role: providers.RoleUser, Content: input})
+	// The user message is committed before any model call.
+	t.flush()
+}
+
+func (t *turn) loop() {
+	max := t.a.opts.MaxIterations
+	for t.apiCalls < max && t.budget.Remaining() > 0 {
+		if t.stopped() {
+			t.exit = ExitInterruptedByUser
+			return
+		}
+		t.budget.Consume()
+		t.apiCalls++
+		t.deliverSteer()
+		t.flush()
+		t.emit(&IterationStarted{Iteration: t.apiCalls, BudgetUsed: t.budget.Used(), BudgetMax: t.budget.Max()})
+		resp, err := t.call(t.request(true))
+		if err != nil {
+			t.callFailed(resp, err)
+			return
+		}
+		if t.handleResponse(resp) {
+			return
+		}
+	}
+	if t.exit == "" {
+		if t.apiCalls >= max && t.budget.Remaining() > 0 {
+			t.exit = ExitMaxIterations(t.apiCalls, max)
+		} else {
+			t.exit = ExitBudgetExhausted
+		}
+	}
+}
+
+// handleResponse takes one model response; it reports true when the turn's
+// loop is over.
+func (t *turn) handleResponse(resp *providers.Response) bool {
+	t.usage.Add(resp.Usage)
+	msg := normalize(resp.Message())
+	t.emitCompleted(msg, resp.Usage)
+	if len(msg.ToolCalls) > 0 {
+		if resp.FinishReason == providers.FinishLength {
+			return t.truncatedToolCall()
+		}
+		t.append(msg)
+		t.runTools(msg.ToolCalls)
+		return false
+	}
+	if resp.FinishReason == providers.FinishLength && msg.Content != "" {
+		return t.continueTruncated(msg, resp.Content)
+	}
+	if msg.Content == "" && t.continuation.text() == "" {
+		return t.emptyResponse(msg)
+	}
+	t.finishText(msg, resp.Content, resp.FinishReason)
+	return true
+}
+
+// finishText records the final text answer, stitching the raw pieces of a
+// continued reply before trimming.
+func (t *turn) finishText(msg providers.Message, raw, finish string) {
+	if prefix := t.continuation.text(); prefix != "" {
+		msg.Content = trimSpace(prefix + raw)
+		t.dropScaffolding()
+	}
+	t.append(msg)
+	t.final = msg.Content
+	t.exit = ExitTextResponse(finish)
+	t.completed = true
+}
+
+func (t *turn) emitCompleted(msg providers.Message, u providers.Usage) {
+	calls := make([]ToolCallInfo, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		calls[i] = ToolCallInfo{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	t.emit(&MessageCompleted{Content: msg.Content, Reasoning: msg.Reasoning, ToolCalls: calls, FinishReason: msg.FinishReason, Usage: u})
+}
+
+// request builds the next model request from the system prompt and the
+// history, without scaffolding flags (which never leave the process).
+func (t *turn) request(withTools bool) providers.Request {
+	t.a.mu.Lock()
+	msgs := make([]providers.Message, 0, len(t.a.history)+1)
+	if t.a.opts.SystemPrompt != "" {
+		msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: t.a.opts.SystemPrompt})
+	}
+	msgs = append(msgs, t.a.history...)
+	t.a.mu.Unlock()
+	req := providers.Request{Model: t.a.opts.Model, Messages: msgs, MaxTokens: t.maxTokens}
+	if withTools {
+		req.Tools = t.a.toolSpecs()
+	}
+	return req
+}
+
+// flush persists history[saved:], skipping scaffolding. A store failure is
+// recorded and the turn goes on: the answer matters more than the record.
+func (t *turn) flush() {
+	st := t.a.opts.Store
+	t.a.mu.Lock()
+	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
+	for _, m := range t.a.history[t.saved:] {
+		if !m.Flag(flagScaffold) {
+			pending = append(pending, m)
+		}
+	}
+	t.saved = len(t.a.history)
+	t.a.mu.Unlock()
+	if st == nil || len(pending) == 0 {
+		return
+	}
+	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
+		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+	}
+}
+
+func (t *turn) addCleanup(s string) {
+	for _, c := range t.cleanup {
+		if c == s {
+			return
+		}
+	}
+	t.cleanup = append(t.cleanup, s)
+}
+
+// dropScaffolding removes this turn's unsaved scaffolding messages.
+func (t *turn) dropScaffolding() {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	kept := t.a.history[:t.start]
+	saved := t.start
+	for i, m := range t.a.history[t.start:] {
+		if m.Flag(flagScaffold) {
+			continue
+		}
+		kept = append(kept, m)
+		if t.start+i < t.saved {
+			saved++
+		}
+	}
+	t.saved = saved
+	t.a.history = kept
+}
+
+// elapsedMS is the milliseconds since start by the agent's clock.
+func (t *turn) elapsedMS(start time.Time) int64 {
+	return t.a.opts.Now().Sub(start).Milliseconds()
+}

@@ -1,0 +1,226 @@
+// Command talaria is a full-screen terminal coding agent. It runs the Hermes
+// conversation loop — call the model, run the tools it asks for, feed the
+// results back — and shows it live, or headless with -p for scripts.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"talaria/loop"
+	"talaria/loop/app"
+	"talaria/loop/config"
+	"talaria/persist"
+)
+
+// version is the talaria version string.
+const version = "talaria 0.1.0-dev"
+
+// options are the parsed command line.
+type options struct {
+	flags         app.Flags
+	prompt        string
+	promptSet     bool
+	json          bool
+	stdinCommands bool
+	demo          bool
+	args          []string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseFlags(argv, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
+	}
+	if len(o.args) > 0 {
+		return subcommand(o, stdout, stderr)
+	}
+	if o.promptSet {
+		return headless(o, stdin, stdout, stderr)
+	}
+	return tui(o, stderr)
+}
+
+func parseFlags(argv []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("talaria", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &o.flags
+	fs.StringVar(&f.ConfigPath, "config", "", "config file (default $TALARIA_HOME/config.yaml)")
+	fs.StringVar(&f.Home, "home", "", "talaria home directory (default $TALARIA_HOME or ~/.talaria)")
+	fs.StringVar(&f.Overrides.Provider, "provider", "", "provider: "+strings.Join(config.Providers(), " | "))
+	fs.StringVar(&f.Overrides.Model, "model", "", "model id sent to the provider")
+	fs.StringVar(&f.Overrides.BaseURL, "base-url", "", "provider base URL (an OpenAI-compatible server: provider custom)")
+	fs.IntVar(&f.Overrides.MaxIterations, "max-iterations", 0, "iteration budget per turn (default agent.max_iterations, 90)")
+	fs.StringVar(&f.Cwd, "cwd", "", "working directory (default the current directory)")
+	fs.BoolVar(&f.Overrides.Yolo, "yolo", false, "approve every tool call without asking")
+	fs.StringVar(&f.Overrides.Theme, "theme", "", "TUI theme")
+	fs.BoolVar(&f.Continue, "c", false, "continue the most recent session of this directory")
+	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
+	fs.StringVar(&f.Resume, "r", "", "resume session ID (a unique prefix or the title is enough)")
+	fs.StringVar(&f.Resume, "resume", "", "same as -r")
+	fs.Func("p", "run one turn headless with PROMPT (- reads it from stdin)", func(s string) error {
+		o.prompt, o.promptSet = s, true
+		return nil
+	})
+	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
+	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
+	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
+	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	o.args = fs.Args()
+	if (o.json || o.stdinCommands) && !o.promptSet {
+		return nil, fmt.Errorf("--json and --stdin-commands need -p PROMPT")
+	}
+	if o.stdinCommands && o.prompt == "-" {
+		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
+	}
+	f.Headless = o.promptSet
+	return o, nil
+}
+
+func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	prompt := o.prompt
+	if prompt == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "talaria: reading the prompt from stdin:", err)
+			return app.ExitUsage
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(stderr, "talaria: -p: the prompt is empty")
+		return app.ExitUsage
+	}
+	sink := app.ProgressPrinter(stderr)
+	if o.json {
+		sink = jsonlSink(stdout)
+	}
+	ctx := context.Background()
+	s, err := app.Open(ctx, o.flags, sink)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
+	}
+	if s.Notice != "" {
+		fmt.Fprintln(stderr, "talaria:", s.Notice)
+	}
+	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
+	return app.RunHeadless(ctx, s, app.HeadlessOptions{
+		Prompt: prompt, StdinCommands: o.stdinCommands, Stdin: stdin,
+		Stdout: stdout, Stderr: stderr, JSON: o.json, Signals: true,
+	})
+}
+
+// jsonlSink writes each event as one JSON object per line, flushed per line
+// (one Write call per event on an unbuffered writer).
+func jsonlSink(w io.Writer) loop.Sink {
+	var mu sync.Mutex
+	return func(e loop.Event) {
+		b, err := json.Marshal(e)
+		if err != nil {
+			b, _ = json.Marshal(map[string]string{"type": "error", "error": err.Error()})
+		}
+		b = append(b, '\n')
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = w.Write(b)
+	}
+}
+
+func subcommand(o *options, stdout, stderr io.Writer) int {
+	name, rest := o.args[0], o.args[1:]
+	switch name {
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return 0
+	case "sessions":
+		return sessions(o, rest, stdout, stderr)
+	case "export":
+		return export(o, rest, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
+	return app.ExitUsage
+}
+
+func openStore(o *options) (*persist.Store, error) {
+	return persist.Open(filepath.Join(app.Home(o.flags.Home), "state.db"), persist.Options{})
+}
+
+func sessions(o *options, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	if err := fs.Parse(args); err != nil {
+		return app.ExitUsage
+	}
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	list, err := st.ListSessions()
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	if *asJSON || o.json {
+		err = persist.WriteSessionsJSON(stdout, list)
+	} else {
+		err = persist.WriteSessionsTable(stdout, list)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	return 0
+}
+
+func export(o *options, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "talaria: usage: talaria export ID")
+		return app.ExitUsage
+	}
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	sess, err := st.ResolveSession(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: export:", err)
+		return app.ExitUsage
+	}
+	msgs, err := st.Messages(sess.ID)
+	if err == nil {
+		err = persist.WriteExport(stdout, msgs)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	return 0
+}
+
+func tui(o *options, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "talaria: the full-screen TUI is not built yet; run a headless turn with -p \"PROMPT\"")
+	return app.ExitUsage
+}
