@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ func (e *callError) Unwrap() error { return e.err }
 func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	pol := t.a.opts.Retry
 	for attempt := 1; ; attempt++ {
-		resp, err := t.a.opts.Transport.Stream(t.ctx, req, t.onDelta)
+		resp, err := t.stream(req)
 		if err == nil {
 			return resp, nil
 		}
@@ -38,6 +39,13 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		}
 		class := providers.Classify(err)
 		t.lastErr = err
+		if local := (*localError)(nil); errors.As(err, &local) {
+			class = providers.Classified{Reason: "local_error", Message: err.Error()}
+		}
+		if resp != nil && resp.Content != "" && midStream(err) {
+			// Text already reached the user: keep it rather than replay.
+			return resp, &callError{class: class, attempts: attempt, err: err}
+		}
 		if !class.Retryable || attempt > pol.MaxRetries {
 			return resp, &callError{class: class, attempts: attempt, err: err}
 		}
@@ -56,6 +64,35 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return nil, t.ctx.Err()
 		}
 	}
+}
+
+// localError is a failure in our own code while handling a response. It is
+// deterministic, so it is never retried.
+type localError struct{ msg string }
+
+func (e *localError) Error() string { return "internal error: " + e.msg }
+
+// stream performs one attempt, turning a panic in our own response handling
+// into a localError.
+func (t *turn) stream(req providers.Request) (resp *providers.Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, &localError{msg: fmt.Sprint(p)}
+		}
+	}()
+	return t.a.opts.Transport.Stream(t.ctx, req, t.onDelta)
+}
+
+// midStream reports an error that arrived after the stream had started.
+func midStream(err error) bool {
+	var ae *providers.APIError
+	return errors.As(err, &ae) && ae.MidStream
+}
+
+// neverSent reports a failure to connect: the request never left.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // onDelta forwards streamed fragments as events.
@@ -81,13 +118,26 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		t.final = "The provider blocked this request under its content policy: " + firstLine(ce.err.Error())
 		return
 	}
-	t.exit = ExitRetriesExhausted
-	t.final = "API call failed: " + firstLine(err.Error())
 	if resp != nil && strings.TrimSpace(resp.Content) != "" {
 		// Keep what was streamed before the stream broke.
-		t.final = resp.Content
+		msg := normalize(resp.Message())
+		msg.ToolCalls, msg.FinishReason = nil, providers.FinishError
+		t.append(msg)
+		t.final = msg.Content
 		t.exit = ExitPartialStreamRecovery
-		t.append(providers.Message{Role: providers.RoleAssistant, Content: resp.Content, FinishReason: providers.FinishError})
+		return
+	}
+	if neverSent(err) {
+		t.refund("request_never_sent")
+	}
+	t.final = "API call failed: " + firstLine(err.Error())
+	t.exit = ExitRetriesExhausted
+	if max := t.a.opts.MaxIterations; max > 1 && t.apiCalls >= max-1 {
+		reason := "unknown"
+		if errors.As(err, &ce) {
+			reason = ce.class.Reason
+		}
+		t.exit = ExitErrorNearMax(reason)
 	}
 }
 

@@ -139,6 +139,12 @@ func (t *turn) explain() string {
 		return "The stream broke after text arrived; the delivered text is the answer. Cause: " + errText(t.lastErr)
 	case t.exit == ExitEmptyResponseExhausted:
 		return "The model returned no content after several retries."
+	case t.exit == ExitInvalidToolCalls:
+		return "The model kept calling tools that do not exist or with unparseable arguments; try another model or rephrase the request."
+	case strings.HasPrefix(t.exit, "error_near_max_iterations"):
+		return "An API error ended the turn close to the iteration limit: " + errText(t.lastErr)
+	case t.exit == ExitFallbackPriorContent:
+		return "The model's last reply was empty; the text it wrote before its housekeeping tools stands as the answer."
 	case t.exit == ExitContentPolicyBlocked:
 		return "The provider refused the request under its content policy."
 	}

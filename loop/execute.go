@@ -3,11 +3,13 @@ package loop
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"talaria/providers"
 )
 
-// toolSpecs returns the tool list offered to the model, built once.
+// toolSpecs returns the tool list offered to the model (rebuilt per call:
+// the registry may change between calls, e.g. when an MCP server reconnects).
 func (a *Agent) toolSpecs() []providers.ToolSpec {
 	all := a.opts.Tools.All()
 	specs := make([]providers.ToolSpec, 0, len(all))
@@ -80,4 +82,41 @@ func normalize(m providers.Message) providers.Message {
 	}
 	m.ToolCalls = calls
 	return m
+}
+
+// maxMalformedBatches is how many batches in a row may hold an invalid call
+// (unknown tool, arguments that are not a JSON object) before the turn ends.
+const maxMalformedBatches = 3
+
+// checkMalformed counts batches with invalid calls; the third in a row ends
+// the turn (the calls already got error results the model could read).
+func (t *turn) checkMalformed(calls []providers.ToolCall) bool {
+	var bad []string
+	for _, c := range calls {
+		if _, ok := t.a.opts.Tools.Get(c.Name); !ok {
+			bad = append(bad, fmt.Sprintf("unknown tool %q", c.Name))
+		} else if !isJSONObject(c.Arguments) {
+			bad = append(bad, fmt.Sprintf("invalid JSON arguments for %s", c.Name))
+		}
+	}
+	if len(bad) == 0 {
+		t.malformed = 0
+		return false
+	}
+	t.malformed++
+	if t.malformed < maxMalformedBatches {
+		return false
+	}
+	t.exit = ExitInvalidToolCalls
+	t.final = fmt.Sprintf("Stopped: the model sent invalid tool calls %d times in a row (last: %s).", t.malformed, strings.Join(bad, "; "))
+	return true
+}
+
+func isJSONObject(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return true
+	}
+	var obj map[string]json.RawMessage
+	return json.Unmarshal([]byte(s), &obj) == nil && obj != nil
 }

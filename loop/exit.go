@@ -19,6 +19,9 @@ const (
 	ExitRetriesExhausted       = "all_retries_exhausted_no_response"
 	ExitContentPolicyBlocked   = "content_policy_blocked"
 	ExitUnknown                = "unknown"
+	// ExitInvalidToolCalls ends a turn whose model kept sending unknown
+	// tools or unparseable arguments (talaria's addition to the list).
+	ExitInvalidToolCalls = "invalid_tool_calls_exhausted"
 )
 
 // ExitTextResponse is the one normal exit.

@@ -20,6 +20,9 @@ type continuation struct {
 	pieces    []string
 	retries   int
 	truncated int
+	nudged    bool
+	prefills  int
+	empties   int
 }
 
 func (c *continuation) text() string { return strings.Join(c.pieces, "") }
@@ -57,11 +60,7 @@ func (t *turn) continueTruncated(msg providers.Message, raw string) bool {
 	}
 	c.retries++
 	c.pieces = append(c.pieces, raw)
-	part := msg
-	part.SetFlag(flagScaffold, true)
-	prompt := providers.Message{Role: providers.RoleUser, Content: continuationPrompt}
-	prompt.SetFlag(flagScaffold, true)
-	t.append(part, prompt)
+	t.appendScaffold(msg, providers.Message{Role: providers.RoleUser, Content: continuationPrompt})
 	t.boost(c.retries)
 	t.refund("continuation")
 	return false
@@ -82,17 +81,93 @@ func (t *turn) truncatedToolCall() bool {
 	return false
 }
 
-// emptyResponse handles a reply with no text and no tool calls: retry a few
-// times, then end with the "(empty)" sentinel.
+// Empty-response recovery texts (reference/hermes.md §5.4).
+const (
+	postToolNudge      = "You just executed tool calls but returned an empty response. Please process the tool results above and continue with the task."
+	maxThinkingPrefill = 2
+)
+
+// housekeeping tools do not produce an answer of their own: when only they
+// ran since the model last wrote text, that text can stand as the answer.
+func housekeeping(name string) bool { return name == "todo" || name == "memory" }
+
+// emptyResponse walks the empty-reply chain in order: prior content after
+// housekeeping-only tools, one post-tool nudge, up to two thinking-only
+// continuations, up to three plain retries, then the "(empty)" sentinel.
 func (t *turn) emptyResponse(msg providers.Message) bool {
 	c := &t.continuation
-	if c.truncated < maxEmptyRetries && msg.Reasoning == "" {
-		c.truncated++
+	if prior, ok := t.priorContent(); ok {
+		t.final = prior
+		t.exit = ExitFallbackPriorContent
+		t.completed = true
+		return true
+	}
+	if !c.nudged && t.recentToolResult() {
+		c.nudged = true
+		t.appendScaffold(providers.Message{Role: providers.RoleAssistant, Content: emptySentinel},
+			providers.Message{Role: providers.RoleUser, Content: postToolNudge})
 		return false
 	}
+	if msg.Reasoning != "" && c.prefills < maxThinkingPrefill {
+		c.prefills++
+		msg.FinishReason = "incomplete"
+		t.appendScaffold(msg)
+		return false
+	}
+	if c.empties < maxEmptyRetries {
+		c.empties++
+		return false
+	}
+	t.dropScaffolding()
 	t.final = emptySentinel
 	t.exit = ExitEmptyResponseExhausted
 	return true
+}
+
+// appendScaffold appends messages that are sent during this turn only.
+func (t *turn) appendScaffold(msgs ...providers.Message) {
+	for i := range msgs {
+		msgs[i].SetFlag(flagScaffold, true)
+	}
+	t.append(msgs...)
+}
+
+// priorContent finds text the model wrote earlier in this turn when only
+// housekeeping tools ran after it.
+func (t *turn) priorContent() (string, bool) {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	h := t.a.history
+	for i := len(h) - 1; i > t.start; i-- {
+		m := h[i]
+		switch {
+		case m.Role == providers.RoleTool && housekeeping(m.ToolName):
+			continue
+		case m.Role == providers.RoleAssistant && !m.Flag(flagScaffold):
+			for _, c := range m.ToolCalls {
+				if !housekeeping(c.Name) {
+					return "", false
+				}
+			}
+			return m.Content, m.Content != ""
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// recentToolResult reports a tool result among the last 5 messages.
+func (t *turn) recentToolResult() bool {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	h := t.a.history
+	for i := len(h) - 1; i >= 0 && i >= len(h)-5 && i >= t.start; i-- {
+		if h[i].Role == providers.RoleTool {
+			return true
+		}
+	}
+	return false
 }
 
 // refund gives back the iteration of a restarted call.

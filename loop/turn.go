@@ -45,6 +45,7 @@ type turn struct {
 	saved     int // history[:saved] is persisted (or deliberately skipped)
 	maxTokens int
 	endRole   string // role of the last message when the loop ended
+	malformed int    // consecutive batches holding an invalid tool call
 
 	continuation continuation
 }
@@ -157,7 +158,7 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 		}
 		t.append(msg)
 		t.runTools(msg.ToolCalls)
-		return false
+		return t.checkMalformed(msg.ToolCalls)
 	}
 	if resp.FinishReason == providers.FinishLength && msg.Content != "" {
 		return t.continueTruncated(msg, resp.Content)

@@ -1,0 +1,18 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+
+	"talaria/tools"
+)
+
+// fakeTodo is a housekeeping tool for tests.
+type fakeTodo struct{}
+
+func (fakeTodo) Name() string            { return "todo" }
+func (fakeTodo) Description() string     { return "todo list" }
+func (fakeTodo) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
+func (fakeTodo) Run(context.Context, *tools.Env, json.RawMessage) tools.Result {
+	return tools.Result{Output: "[]"}
+}
