@@ -1,0 +1,265 @@
+package openaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// chunk is one streamed chat.completion.chunk, or a complete
+// chat.completion, decoded with the fields go-openai's types lack.
+type chunk struct {
+	Model   string       `json:"model"`
+	Object  string       `json:"object"`
+	Choices []wireChoice `json:"choices"`
+	Usage   *wireUsage   `json:"usage"`
+	// Error is set on OpenRouter-style error chunks ({"id":…,"error":{…}}).
+	Error json.RawMessage `json:"error"`
+	// Message is the legacy vLLM in-stream error {"object":"error","message":…}.
+	Message flexText `json:"message"`
+}
+
+// wireChoice is one entry of choices: a delta when streamed, a message in
+// a complete response.
+type wireChoice struct {
+	Index        int          `json:"index"`
+	Delta        wireMessage  `json:"delta"`
+	Message      *wireMessage `json:"message"`
+	FinishReason *string      `json:"finish_reason"`
+}
+
+// wireMessage is a delta or a message. Content and the reasoning fields may
+// be null, strings, or (rarely) arrays of text parts.
+type wireMessage struct {
+	Content          flexText       `json:"content"`
+	Reasoning        flexText       `json:"reasoning"`
+	ReasoningContent flexText       `json:"reasoning_content"`
+	Refusal          flexText       `json:"refusal"`
+	ToolCalls        []wireToolCall `json:"tool_calls"`
+}
+
+// wireToolCall is a tool call, whole or one fragment of it.
+type wireToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string   `json:"name"`
+		Arguments flexArgs `json:"arguments"`
+	} `json:"function"`
+	// ExtraContent carries Gemini thought signatures; kept verbatim.
+	ExtraContent json.RawMessage `json:"extra_content"`
+}
+
+// wireUsage is the usage object, with the detail fields of OpenAI and the
+// cache counter of DeepSeek.
+type wireUsage struct {
+	PromptTokens        flexInt `json:"prompt_tokens"`
+	CompletionTokens    flexInt `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens flexInt `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens flexInt `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens flexInt `json:"prompt_cache_hit_tokens"`
+}
+
+// cached is the number of prompt tokens read from the provider's cache.
+func (u *wireUsage) cached() int {
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
+		return int(u.PromptTokensDetails.CachedTokens)
+	}
+	return int(u.PromptCacheHitTokens)
+}
+
+// flexInt decodes a token count written as an integer, a float or null;
+// anything else counts as 0 rather than failing the whole chunk.
+type flexInt int
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *flexInt) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		*n = 0
+		return nil
+	}
+	*n = flexInt(f)
+	return nil
+}
+
+// flexText decodes a JSON string, null, an array of text parts
+// ([{"type":"text","text":…}], joined) or an array of strings (error
+// messages, joined with ", ") into plain text.
+type flexText string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *flexText) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		s, err := jsonString(b)
+		if err != nil {
+			return err
+		}
+		*f = flexText(s)
+	case len(b) > 0 && b[0] == '[':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		var sb strings.Builder
+		for i, p := range parts {
+			var s string
+			if json.Unmarshal(p, &s) == nil {
+				if i > 0 {
+					sb.WriteString(", ") // a list of messages (go-openai issue 381)
+				}
+				sb.WriteString(s)
+				continue
+			}
+			var part struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(p, &part) == nil {
+				sb.WriteString(part.Text)
+			}
+		}
+		*f = flexText(sb.String())
+	default:
+		*f = ""
+	}
+	return nil
+}
+
+// flexArgs decodes function.arguments: normally a JSON string holding JSON
+// text, but some servers send the arguments object itself.
+type flexArgs string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *flexArgs) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		s, err := jsonString(b)
+		if err != nil {
+			return err
+		}
+		*f = flexArgs(s)
+	case bytes.Equal(b, []byte("null")):
+		*f = ""
+	default:
+		*f = flexArgs(b)
+	}
+	return nil
+}
+
+// jsonString decodes a JSON string literal that the enclosing decoder has
+// already validated; literals without escapes (most stream text) are
+// sliced instead of decoded a second time.
+func jsonString(b []byte) (string, error) {
+	if len(b) >= 2 && b[len(b)-1] == '"' {
+		if inner := b[1 : len(b)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return string(inner), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+// errorFields is what can be read from a provider error object.
+type errorFields struct {
+	Message string
+	Type    string
+	Code    string
+}
+
+// parseErrorBody reads message, type and code from the error bodies of the
+// OpenAI-compatible servers: {"error":{…}} (OpenAI, OpenRouter, vLLM,
+// llama.cpp, Ollama /v1), {"error":"msg"} (Ollama native), a JSON array
+// of those (Gemini), {"object":"error","message":…} (old vLLM) and
+// {"type":"error","error":{…}} (Anthropic-style proxies). ok is false when
+// the body is not one of these.
+func parseErrorBody(body []byte) (f errorFields, ok bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(body, &arr) != nil || len(arr) == 0 {
+			return f, false
+		}
+		body = arr[0]
+	}
+	var top struct {
+		Error   json.RawMessage `json:"error"`
+		Object  string          `json:"object"`
+		Message flexText        `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body, &top) != nil {
+		return f, false
+	}
+	errObj := bytes.TrimSpace(top.Error)
+	switch {
+	case len(errObj) > 0 && errObj[0] == '{':
+		return parseErrorObject(errObj), true
+	case len(errObj) > 0 && errObj[0] == '"':
+		var s string
+		_ = json.Unmarshal(errObj, &s)
+		return errorFields{Message: s}, true
+	case top.Object == "error" || top.Message != "":
+		return errorFields{Message: string(top.Message), Type: top.Type, Code: codeString(top.Code)}, true
+	}
+	return f, false
+}
+
+// parseErrorObject reads the inner error object. Gemini's "status" stands
+// in for the type; OpenRouter's metadata.raw (the upstream provider's own
+// message) is appended to the message.
+func parseErrorObject(obj []byte) errorFields {
+	var e struct {
+		Message  flexText        `json:"message"`
+		Type     string          `json:"type"`
+		Status   string          `json:"status"`
+		Code     json.RawMessage `json:"code"`
+		Metadata *struct {
+			Raw          json.RawMessage `json:"raw"`
+			ProviderName string          `json:"provider_name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj, &e)
+	f := errorFields{Message: string(e.Message), Type: e.Type, Code: codeString(e.Code)}
+	if f.Type == "" {
+		f.Type = e.Status
+	}
+	if md := e.Metadata; md != nil && len(md.Raw) > 0 {
+		var raw string
+		if json.Unmarshal(md.Raw, &raw) != nil {
+			raw = string(md.Raw)
+		}
+		if raw != "" && raw != "null" {
+			if md.ProviderName != "" {
+				f.Message += " (" + md.ProviderName + ")"
+			}
+			f.Message += ": " + raw
+		}
+	}
+	return f
+}
+
+// codeString stringifies an error code that may be a string, a number or null.
+func codeString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s
+	}
+	if n, err := strconv.ParseFloat(string(raw), 64); err == nil && n == float64(int64(n)) {
+		return strconv.FormatInt(int64(n), 10)
+	}
+	return string(raw)
+}

@@ -1,0 +1,240 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits of terminal.
+const (
+	termDefaultTimeout = 180
+	termMaxTimeout     = 600
+	termOutputCap      = 50_000
+	// termKillGrace is how long a process group gets between SIGTERM and
+	// SIGKILL.
+	termKillGrace = time.Second
+	// termPipeGrace is how long output is still collected after the shell
+	// exits, or after SIGTERM, before the pipe is closed on processes that
+	// still hold it. It is a little longer than termKillGrace so that the
+	// SIGKILL lands first.
+	termPipeGrace = termKillGrace + 150*time.Millisecond
+)
+
+// TerminalTool is the terminal tool: it runs one shell command in the
+// foreground and returns its combined output and exit code.
+type TerminalTool struct{}
+
+// Name implements Tool.
+func (TerminalTool) Name() string { return "terminal" }
+
+// Description implements Tool.
+func (TerminalTool) Description() string {
+	return "Run a shell command with bash -c in the working directory (or `workdir`) and return its combined stdout and stderr and its exit code. " +
+		"Each call is a fresh shell: cd and environment changes do not persist, so use `workdir` or `cd dir && cmd`. " +
+		"stdin is empty: never run interactive commands (editors, pagers, prompts); pass flags such as -y or --no-pager instead. " +
+		"`timeout` is in seconds (default 180, max 600); on timeout the whole process group is killed. " +
+		"Output over 50,000 characters keeps its head and tail. Prefer read_file, search_files, write_file and patch over cat, grep, find, sed and echo redirection. " +
+		"background=true is not supported yet."
+}
+
+// Schema implements Tool.
+func (TerminalTool) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The shell command to run (bash syntax)."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "default": 180, "description": "Seconds before the command is killed."},
+    "workdir": {"type": "string", "description": "Directory to run in (absolute, or relative to the working directory). Defaults to the working directory."},
+    "background": {"type": "boolean", "default": false, "description": "Run in the background (not supported yet)."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+}
+
+type terminalArgs struct {
+	Command    string   `json:"command"`
+	Timeout    *flexInt `json:"timeout"`
+	Workdir    string   `json:"workdir"`
+	Background flexBool `json:"background"`
+}
+
+// Run implements Tool.
+func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a terminalArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return Errorf("terminal: %v", err)
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return Errorf("terminal: argument \"command\" is required")
+	}
+	if a.Background {
+		return Errorf("terminal: background processes are not supported yet. Run the command in the foreground with a timeout, or start it detached yourself (e.g. `nohup cmd >log 2>&1 &`) and check the log later.")
+	}
+	timeout := termDefaultTimeout
+	if a.Timeout != nil {
+		timeout = int(*a.Timeout)
+	}
+	if timeout < 1 {
+		return Errorf("terminal: timeout must be >= 1 second, got %d", timeout)
+	}
+	note := ""
+	if timeout > termMaxTimeout {
+		note = fmt.Sprintf("[timeout capped at %d s]\n", termMaxTimeout)
+		timeout = termMaxTimeout
+	}
+	dir := envCwd(env)
+	if strings.TrimSpace(a.Workdir) != "" {
+		d, err := resolveArgPath(env, a.Workdir)
+		if err != nil {
+			return Errorf("terminal: workdir: %v", err)
+		}
+		if info, err := os.Stat(d); err != nil || !info.IsDir() {
+			return Errorf("terminal: workdir %s is not an existing directory", a.Workdir)
+		}
+		dir = d
+	}
+	if ctx.Err() != nil {
+		return Errorf("terminal: cancelled before the command started")
+	}
+	res := runShell(ctx, a.Command, dir, time.Duration(timeout)*time.Second)
+	res.Output = note + res.Output
+	return res
+}
+
+// shellPath returns bash, or sh when bash is not installed.
+func shellPath() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// runShell runs command in its own process group with stdin from
+// /dev/null and stdout and stderr combined. When ctx is done or timeout
+// passes, the group gets SIGTERM and, termKillGrace later, SIGKILL; it
+// returns about termPipeGrace after that at the latest, even when
+// descendants keep the output pipe open.
+func runShell(ctx context.Context, command, dir string, timeout time.Duration) Result {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := newHeadTail(termOutputCap)
+	cmd := exec.CommandContext(runCtx, shellPath(), "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var termAt atomic.Int64 // unix nanos of the SIGTERM, 0 if none
+	var killTimer atomic.Pointer[time.Timer]
+	cmd.Cancel = func() error {
+		pgid := cmd.Process.Pid
+		termAt.Store(time.Now().UnixNano())
+		killTimer.Store(time.AfterFunc(termKillGrace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }))
+		if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
+			return os.ErrProcessDone
+		}
+		return nil
+	}
+	cmd.WaitDelay = termPipeGrace
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Errorf("terminal: cannot start shell: %v", err)
+	}
+	pgid := cmd.Process.Pid
+	waitErr := cmd.Wait()
+	if t := termAt.Load(); t != 0 {
+		// Descendants that ignore SIGTERM or closed the pipe may outlive
+		// the shell: they get the rest of the grace period, then SIGKILL.
+		deadline := time.Unix(0, t).Add(termKillGrace)
+		for groupAlive(pgid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if tm := killTimer.Load(); tm != nil {
+			tm.Stop()
+		}
+	}
+	elapsed := time.Since(start).Round(time.Millisecond)
+	text := out.String()
+	if text == "" {
+		text = "(no output)"
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(text, "\n"))
+	b.WriteString("\n\n")
+	if errors.Is(waitErr, exec.ErrWaitDelay) && runCtx.Err() == nil {
+		b.WriteString("[note: a background process kept the output open after the command exited; later output was dropped]\n")
+	}
+	code := exitCode(cmd.ProcessState)
+	killed := termAt.Load() != 0
+	switch {
+	case killed && ctx.Err() != nil:
+		fmt.Fprintf(&b, "exit code: %d\n[cancelled after %s: the process group was terminated]", code, elapsed)
+		return Result{Output: b.String(), IsError: true}
+	case killed:
+		fmt.Fprintf(&b, "exit code: %d\n[timed out after %s and was killed; rerun with a larger timeout (max %d) or a narrower command]", code, timeout, termMaxTimeout)
+		return Result{Output: b.String(), IsError: true}
+	case waitErr != nil && cmd.ProcessState == nil:
+		fmt.Fprintf(&b, "exit code: unknown (%v)", waitErr)
+		return Result{Output: b.String(), IsError: true}
+	}
+	fmt.Fprintf(&b, "exit code: %d", code)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		fmt.Fprintf(&b, " (killed by signal %v)", ws.Signal())
+	}
+	return Result{Output: b.String(), IsError: code != 0}
+}
+
+// exitCode returns the shell convention exit code: 128+N for a process
+// killed by signal N.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// groupAlive reports whether process group pgid still has a member that is
+// not a zombie. Zombies (exited but not yet reaped by their parent) count
+// as gone.
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // no /proc: trust kill(2)
+	}
+	for _, e := range entries {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command: state ppid pgrp ...
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) >= 3 && f[2] == fmt.Sprint(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}
