@@ -115,7 +115,13 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		sink = jsonlSink(stdout)
 	}
 	ctx := context.Background()
-	s, err := app.Open(ctx, o.flags, sink)
+	var s *app.Session
+	var err error
+	if o.demo {
+		s, err = app.OpenDemo(o.flags, sink)
+	} else {
+		s, err = app.Open(ctx, o.flags, sink)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage

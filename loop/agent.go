@@ -22,20 +22,20 @@ type Store interface {
 }
 
 // RetryPolicy is the inner retry loop's timing.
-type RetryPolicy struct {
-	// MaxRetries is the number of retries after the first attempt.
-	MaxRetries    int
-	BaseDelay     time.Duration
-	MaxDelay      time.Duration
-	RetryAfterCap time.Duration
-}
+type RetryPolicy = providers.RetryPolicy
 
 // Options configures an Agent.
 type Options struct {
 	SessionID string
+	// Transport, when set, serves the primary backend (tests, the demo).
 	Transport providers.Transport
-	Provider  string
-	Model     string
+	// Chain is the primary backend and its fallbacks, each with its
+	// credential pool; nil means the primary alone.
+	Chain *providers.FallbackChain
+	// NewTransport builds a transport for a backend and API key.
+	NewTransport func(b providers.Backend, key string) (providers.Transport, error)
+	Provider     string
+	Model        string
 	// SystemPrompt is the session's stored system prompt, sent byte for byte.
 	SystemPrompt string
 	// History is the session's earlier messages (no system message).
@@ -60,6 +60,7 @@ type Options struct {
 type Agent struct {
 	opts   Options
 	jitter *providers.Jitter
+	route  *router
 
 	mu      sync.Mutex
 	cur     *turn // the running turn, nil when idle
@@ -89,6 +90,7 @@ func New(opts Options) *Agent {
 	return &Agent{
 		opts:    opts,
 		jitter:  providers.NewJitter(),
+		route:   newRouter(opts),
 		turns:   opts.Turns,
 		history: append([]providers.Message(nil), opts.History...),
 	}

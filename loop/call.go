@@ -23,47 +23,129 @@ func (e *callError) Error() string {
 
 func (e *callError) Unwrap() error { return e.err }
 
-// call sends one request through the inner retry loop: classify the error,
-// back off (honouring Retry-After up to the cap) and try again, until it
-// succeeds, the error is not retryable, retries run out, or the turn is
-// interrupted.
+// call sends one request through the inner retry loop. On an error it
+// classifies, then rotates the credential, falls back to the next backend,
+// or backs off (honouring Retry-After up to the cap) and tries again, until
+// it succeeds, the error is final, or the turn is interrupted.
 func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	pol := t.a.opts.Retry
+	retries := 0
 	for attempt := 1; ; attempt++ {
-		resp, err := t.stream(req)
+		tr, key, err := t.a.route.transport()
+		if err != nil {
+			return nil, &callError{class: providers.Classified{Reason: providers.ReasonAuth, Message: err.Error()}, attempts: attempt, err: err}
+		}
+		resp, err := t.stream(tr, req)
 		if err == nil {
 			return resp, nil
 		}
 		if t.stopped() {
 			return resp, err
 		}
-		class := providers.Classify(err)
 		t.lastErr = err
-		if local := (*localError)(nil); errors.As(err, &local) {
-			class = providers.Classified{Reason: "local_error", Message: err.Error()}
-		}
+		class := t.classify(err, req)
+		final := &callError{class: class, attempts: attempt, err: err}
 		if resp != nil && resp.Content != "" && midStream(err) {
-			// Text already reached the user: keep it rather than replay.
-			return resp, &callError{class: class, attempts: attempt, err: err}
+			return resp, final // text already reached the user: keep it
 		}
-		if !class.Retryable || attempt > pol.MaxRetries {
-			return resp, &callError{class: class, attempts: attempt, err: err}
+		if class.Reason == providers.ReasonContentPolicyBlocked || class.ShouldCompress {
+			return resp, final
 		}
-		delay := providers.Backoff(attempt, pol.BaseDelay, pol.MaxDelay, t.a.jitter.Float())
-		var ae *providers.APIError
-		if errors.As(err, &ae) {
-			if ra, ok := providers.RetryAfter(ae.Headers, ae.Body, t.a.opts.Now()); ok {
-				if pol.RetryAfterCap > 0 && ra > pol.RetryAfterCap {
-					return resp, &callError{class: class, attempts: attempt, err: fmt.Errorf("%w (server asked to wait %s, over agent.retry_after_cap %s)", err, ra.Round(time.Second), pol.RetryAfterCap)}
-				}
-				delay = ra
+		var ae providers.APIError
+		if p := asAPIError(err); p != nil {
+			ae = *p
+		}
+		delay, honoured, tooLong := providers.RetryDelay(class, retries+1, ae.Headers, ae.Body, pol, t.a.jitter.Float(), t.a.opts.Now())
+		if class.ShouldRotateCredential && t.rotate(key, class, honoured, delay) {
+			continue
+		}
+		if (providers.ShouldFallbackNow(class, retries, false) || (tooLong && class.ShouldFallback)) && t.fallback(&req, class.Reason) {
+			retries = 0
+			continue
+		}
+		if !class.Retryable || retries >= pol.MaxRetries || tooLong {
+			if class.ShouldFallback && t.fallback(&req, class.Reason) {
+				retries = 0
+				continue
 			}
+			if tooLong {
+				final.err = fmt.Errorf("%w (the server asked to wait %s, over agent.retry_after_cap %s)", err, delay.Round(time.Second), pol.RetryAfterCap)
+			}
+			return resp, final
 		}
-		t.emit(&RetryScheduled{Attempt: attempt + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
+		retries++
+		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
 		if !providers.Sleep(t.ctx, delay) {
 			return nil, t.ctx.Err()
 		}
 	}
+}
+
+// classify sorts an error with what the turn knows about the request.
+func (t *turn) classify(err error, req providers.Request) providers.Classified {
+	var local *localError
+	if errors.As(err, &local) {
+		return providers.Classified{Reason: providers.ReasonLocalError, Message: err.Error()}
+	}
+	b := t.a.route.backend()
+	return providers.ClassifyWith(err, providers.ClassifyInput{
+		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength,
+		ApproxTokens: approxTokens(req.Messages), MessageCount: len(req.Messages),
+	})
+}
+
+// rotate moves the pool off a failing key; it reports whether another key
+// is now current.
+func (t *turn) rotate(key string, class providers.Classified, honoured bool, delay time.Duration) bool {
+	var resetAt time.Time
+	if honoured {
+		resetAt = t.a.opts.Now().Add(delay)
+	}
+	pool := t.a.route.chain.Pool()
+	if !pool.Report(key, class, resetAt) {
+		return false
+	}
+	t.emit(&CredentialRotated{Provider: pool.Provider(), Reason: class.Reason})
+	return true
+}
+
+// fallback switches to the next backend of the chain: the in-memory system
+// prompt's Model:/Provider: lines and the request being retried follow.
+func (t *turn) fallback(req *providers.Request, reason string) bool {
+	from := t.a.route.backend()
+	to, ok := t.a.route.chain.Advance()
+	if !ok {
+		return false
+	}
+	t.sysPrompt = providers.RewriteRuntimeLines(t.sysPrompt, to.Provider, to.Model)
+	if req != nil {
+		req.Model = to.Model
+		if len(req.Messages) > 0 && req.Messages[0].Role == providers.RoleSystem {
+			req.Messages[0].Content = t.sysPrompt
+		}
+	}
+	t.emit(&FallbackActivated{From: Backend{Provider: from.Provider, Model: from.Model}, To: Backend{Provider: to.Provider, Model: to.Model}, Reason: reason})
+	return true
+}
+
+// approxTokens is a cheap size estimate for classification rules.
+func approxTokens(msgs []providers.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)/4 + 4
+		for _, c := range m.ToolCalls {
+			n += len(c.Arguments) / 4
+		}
+	}
+	return n
+}
+
+func asAPIError(err error) *providers.APIError {
+	var ae *providers.APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
 }
 
 // localError is a failure in our own code while handling a response. It is
@@ -74,13 +156,13 @@ func (e *localError) Error() string { return "internal error: " + e.msg }
 
 // stream performs one attempt, turning a panic in our own response handling
 // into a localError.
-func (t *turn) stream(req providers.Request) (resp *providers.Response, err error) {
+func (t *turn) stream(tr providers.Transport, req providers.Request) (resp *providers.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}
 		}
 	}()
-	return t.a.opts.Transport.Stream(t.ctx, req, t.onDelta)
+	return tr.Stream(t.ctx, req, t.onDelta)
 }
 
 // midStream reports an error that arrived after the stream had started.
@@ -113,7 +195,7 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 	}
 	t.lastErr = err
 	var ce *callError
-	if errors.As(err, &ce) && ce.class.Reason == "content_policy_blocked" {
+	if errors.As(err, &ce) && ce.class.Reason == providers.ReasonContentPolicyBlocked {
 		t.exit = ExitContentPolicyBlocked
 		t.final = "The provider blocked this request under its content policy: " + firstLine(ce.err.Error())
 		return

@@ -118,6 +118,10 @@ func (t *turn) emptyResponse(msg providers.Message) bool {
 		c.empties++
 		return false
 	}
+	if t.fallback(nil, "empty_response") {
+		*c = continuation{pieces: c.pieces, retries: c.retries, truncated: c.truncated}
+		return false
+	}
 	t.dropScaffolding()
 	t.final = emptySentinel
 	t.exit = ExitEmptyResponseExhausted

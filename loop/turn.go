@@ -44,6 +44,7 @@ type turn struct {
 	start     int // index in history of this turn's user message
 	saved     int // history[:saved] is persisted (or deliberately skipped)
 	maxTokens int
+	sysPrompt string // the system prompt of this turn (runtime lines follow a fallback)
 	endRole   string // role of the last message when the loop ended
 	malformed int    // consecutive batches holding an invalid tool call
 
@@ -60,6 +61,7 @@ func newTurn(a *Agent, parent context.Context, n int) *turn {
 		budget:    NewBudget(a.opts.MaxIterations),
 		saved:     len(a.history),
 		maxTokens: a.opts.MaxTokens,
+		sysPrompt: a.opts.SystemPrompt,
 	}
 }
 
@@ -106,6 +108,8 @@ func (t *turn) run(input string) Result {
 }
 
 func (t *turn) prologue(input string) {
+	// Fallback is turn-scoped: each turn starts on the primary backend.
+	t.a.route.chain.Reset()
 	input = strings.ToValidUTF8(input, "\uFFFD")
 	t.emit(&TurnStarted{Input: input})
 	t.a.mu.Lock()
@@ -160,6 +164,10 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 		t.runTools(msg.ToolCalls)
 		return t.checkMalformed(msg.ToolCalls)
 	}
+	if resp.FinishReason == providers.FinishContentFilter && t.fallback(nil, providers.ReasonContentPolicyBlocked) {
+		t.refund("content_filter_fallback")
+		return false
+	}
 	if resp.FinishReason == providers.FinishLength && msg.Content != "" {
 		return t.continueTruncated(msg, resp.Content)
 	}
@@ -196,12 +204,17 @@ func (t *turn) emitCompleted(msg providers.Message, u providers.Usage) {
 func (t *turn) request(withTools bool) providers.Request {
 	t.a.mu.Lock()
 	msgs := make([]providers.Message, 0, len(t.a.history)+1)
-	if t.a.opts.SystemPrompt != "" {
-		msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: t.a.opts.SystemPrompt})
+	if t.sysPrompt != "" {
+		msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: t.sysPrompt})
 	}
 	msgs = append(msgs, t.a.history...)
 	t.a.mu.Unlock()
-	req := providers.Request{Model: t.a.opts.Model, Messages: msgs, MaxTokens: t.maxTokens}
+	b := t.a.route.backend()
+	model := b.Model
+	if model == "" {
+		model = t.a.opts.Model
+	}
+	req := providers.Request{Model: model, Messages: msgs, MaxTokens: t.maxTokens}
 	if withTools {
 		req.Tools = t.a.toolSpecs()
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"talaria/loop"
@@ -122,9 +123,13 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport, err := newTransport(backend)
+	chain, warnings, err := buildChain(backend, cfg, os.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	if len(warnings) > 0 {
+		notice = strings.TrimSpace(notice + "; " + strings.Join(warnings, "; "))
+		notice = strings.TrimPrefix(notice, "; ")
 	}
 	home := Home(f.Home)
 	store, err := persist.Open(filepath.Join(home, "state.db"), persist.Options{})
@@ -138,7 +143,8 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	s.Agent = loop.New(loop.Options{
 		SessionID:     s.Record.ID,
-		Transport:     transport,
+		Chain:         chain,
+		NewTransport:  NewTransport,
 		Provider:      backend.Provider,
 		Model:         backend.Model,
 		SystemPrompt:  *s.Record.SystemPrompt,
@@ -180,18 +186,40 @@ func resolveCwd(flag string) (string, error) {
 	return abs, nil
 }
 
-func newTransport(b config.Backend) (providers.Transport, error) {
-	key := ""
-	if len(b.APIKeys) > 0 {
-		key = b.APIKeys[0]
-	}
-	t, err := Transports().New(b.APIMode, providers.Endpoint{
+// NewTransport builds the transport of a backend for one API key.
+func NewTransport(b providers.Backend, key string) (providers.Transport, error) {
+	return Transports().New(b.APIMode, providers.Endpoint{
 		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
 	})
-	if err != nil {
-		return nil, usage("provider %s: %v", b.Provider, err)
+}
+
+func toBackend(b config.Backend) providers.Backend {
+	return providers.Backend{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIMode: b.APIMode,
+		APIKeys: b.APIKeys, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength}
+}
+
+// buildChain resolves the fallback providers. A fallback whose key is not
+// set is skipped with a warning; the primary's api_mode must be one talaria
+// speaks, or the session does not start.
+func buildChain(primary config.Backend, cfg config.Config, getenv func(string) string) (*providers.FallbackChain, []string, error) {
+	modes := Transports()
+	if _, err := modes.New(primary.APIMode, providers.Endpoint{Provider: primary.Provider, Model: primary.Model, BaseURL: primary.BaseURL}); err != nil {
+		return nil, nil, usage("provider %s: %v", primary.Provider, err)
 	}
-	return t, nil
+	var fallbacks []providers.Backend
+	var warnings []string
+	for i, m := range cfg.FallbackProviders {
+		b, err := config.Resolve(m, getenv)
+		if err == nil {
+			_, err = modes.New(b.APIMode, providers.Endpoint{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL})
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("fallback_providers[%d] skipped: %v", i, err))
+			continue
+		}
+		fallbacks = append(fallbacks, toBackend(b))
+	}
+	return providers.NewFallbackChain(toBackend(primary), fallbacks), warnings, nil
 }
 
 // openRecord creates or loads the session record and its history.

@@ -1,0 +1,278 @@
+package providers
+
+import "strings"
+
+// The phrase predicates below match lowercase error text against the
+// provider phrases collected in reference/hermes.md §3.5 and wire.md §4.
+// They are functions over literal arguments so the tables stay immutable
+// and matching allocates nothing.
+
+// containsAny reports whether t contains any of the phrases.
+func containsAny(t string, phrases ...string) bool {
+	for _, p := range phrases {
+		if strings.Contains(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isOverflowText matches context-window overflow messages.
+func isOverflowText(t string) bool {
+	return containsAny(t,
+		// generic
+		"context length", "context size", "maximum context", "token limit",
+		"too many tokens", "reduce the length", "exceeds the limit",
+		"context window", "prompt is too long", "prompt exceeds max length",
+		"max_tokens", "maximum number of tokens", "exceed context limit",
+		// vLLM
+		"exceeds the max_model_len", "max_model_len", "prompt length",
+		"input is too long", "maximum model length",
+		// Ollama, llama.cpp
+		"context length exceeded", "truncating input", "slot context",
+		"n_ctx_slot", "exceeds the available context",
+		// Chinese
+		"超过最大长度", "上下文长度",
+		// Z.AI, Bedrock, Together/Fireworks
+		"tokens in request more than max tokens allowed", "max input token",
+		"input token", "exceeds the maximum number of input tokens",
+		"too many input tokens", "maximum allowed input length")
+}
+
+// isBillingText matches exhausted credits, quota and payment messages.
+func isBillingText(t string) bool {
+	return containsAny(t,
+		"insufficient credits", "insufficient_quota", "insufficient balance",
+		"credit balance", "credits exhausted", "credits have been exhausted",
+		"requires available credits", "account balance is too low",
+		"no usable credits", "top up your credits", "payment required",
+		"billing hard limit", "exceeded your current quota",
+		"account is deactivated", "plan does not include", "out of extra usage",
+		"out of funds", "run out of funds", "balance_depleted",
+		"model_not_supported_on_free_tier", "not available on the free tier",
+		"spending limit", "spend limit", "key limit exceeded")
+}
+
+// isRateLimitText matches throttling messages.
+func isRateLimitText(t string) bool {
+	return containsAny(t,
+		"rate limit", "rate_limit", "rate-limit", "too many requests", "throttled",
+		"requests per minute", "tokens per minute", "requests per day",
+		"try again in", "please retry after", "resource_exhausted",
+		"rate increased too quickly", "throttlingexception",
+		"too many concurrent requests", "servicequotaexceededexception",
+		"throttling")
+}
+
+// isUsageLimitText matches the ambiguous usage-limit phrases.
+func isUsageLimitText(t string) bool {
+	return containsAny(t, "usage limit", "quota", "limit exceeded", "key limit exceeded")
+}
+
+// hasTransientSignal matches wording that says a limit will lift soon.
+func hasTransientSignal(t string) bool {
+	return containsAny(t,
+		"try again", "retry", "resets at", "reset in", "resets in",
+		"reset after", "available in", "wait", "requests remaining",
+		"periodic", "window", "per minute", "per second")
+}
+
+// hasResetSignal matches reset fields in the text of a 429 body.
+func hasResetSignal(t string) bool {
+	return containsAny(t, "resets_in_seconds", "resets_at", "reset_at", "retry_after")
+}
+
+// isOverloadText matches server-capacity messages.
+func isOverloadText(t string) bool {
+	return containsAny(t,
+		"overloaded", "at capacity", "over capacity", "server busy",
+		"modelnotreadyexception", "modeltimeoutexception", "internalserverexception")
+}
+
+// isPayloadText matches request-size rejections.
+func isPayloadText(t string) bool {
+	return containsAny(t,
+		"request entity too large", "payload too large", "error code: 413",
+		"request_too_large", "request exceeds the maximum size")
+}
+
+// isImageTooLargeText matches per-image size limits.
+func isImageTooLargeText(t string) bool {
+	return containsAny(t,
+		"image exceeds", "image too large", "image_too_large", "image size exceeds",
+		"image dimensions exceed", "dimensions exceed max allowed size",
+		"max allowed size: 8000", "media exceeds", "media too large")
+}
+
+// isImageCorruptText matches undecodable images.
+func isImageCorruptText(t string) bool {
+	return containsAny(t,
+		"invalid png image", "invalid jpeg image",
+		"base64 string of provided image cannot be decoded",
+		"downloaded response does not contain a valid jpg, png, webp, or ico image")
+}
+
+// isMultimodalToolText matches rejections of list content in tool results.
+func isMultimodalToolText(t string) bool {
+	return containsAny(t,
+		"text is not set", "tool message content must be a string",
+		"tool content must be a string", "tool message must be a string",
+		"expected string, got list", "expected string, got array",
+		"tool_call.content must be string")
+}
+
+// isModelNotFoundText matches unknown-model messages.
+func isModelNotFoundText(t string) bool {
+	return containsAny(t,
+		"is not a valid model", "invalid model", "model not found",
+		"model_not_found", "does not exist", "no such model", "unknown model",
+		"unsupported model", "no endpoints found that support tool use",
+		"try pulling it first")
+}
+
+// isPolicyBlockText matches OpenRouter account guardrail and data-policy blocks.
+func isPolicyBlockText(t string) bool {
+	return containsAny(t,
+		"no endpoints available matching your guardrail",
+		"no endpoints available matching your data policy",
+		"no endpoints found matching your data policy")
+}
+
+// isContentPolicyText matches per-prompt safety refusals.
+func isContentPolicyText(t string) bool {
+	return containsAny(t,
+		"flagged for possible cybersecurity risk", "trusted access for cyber",
+		"violates our usage policies", "violates openai's usage policies",
+		"your request was flagged by", "prompt was flagged by our safety",
+		"responses cannot be generated due to safety", "content_filter",
+		"responsibleaipolicyviolation", "new_sensitive", "requires moderation",
+		"your input was flagged")
+}
+
+// isParamRejectText matches unknown or unsupported request parameters.
+func isParamRejectText(t string) bool {
+	return containsAny(t,
+		"unknown parameter", "unsupported parameter", "unrecognized request argument",
+		"unknown_parameter", "unsupported_parameter")
+}
+
+// isValidationText matches request-validation failures reported as 5xx by
+// gateways.
+func isValidationText(t string) bool {
+	return isParamRejectText(t) || strings.Contains(t, "invalid_request_error")
+}
+
+// isMalformedText matches malformed message arrays.
+func isMalformedText(t string) bool {
+	return containsAny(t,
+		"must have non-empty content", "messages must have non-empty",
+		"invalid_request_body", "text content blocks must be non-empty",
+		"content field is required", "messages: at least one message is required",
+		"no user query found")
+}
+
+// isAuthText matches authentication failures.
+func isAuthText(t string) bool {
+	return containsAny(t,
+		"invalid api key", "invalid_api_key", "incorrect api key",
+		"invalid x-api-key", "gateway_auth_failed", "authentication",
+		"unauthorized", "forbidden", "invalid token", "token expired",
+		"token revoked", "access denied")
+}
+
+// isAuthPermanentText matches credentials that no retry can revive.
+func isAuthPermanentText(t string) bool {
+	return containsAny(t,
+		"has been revoked", "token revoked", "key revoked", "has been disabled",
+		"has been deleted", "has been suspended", "account suspended")
+}
+
+// isEmptyResponseText matches a provider that answered with nothing.
+func isEmptyResponseText(t string) bool {
+	return containsAny(t,
+		"returned an empty response", "empty response despite retries",
+		"provider returned an empty response", "model returning empty responses",
+		"empty response stream")
+}
+
+// isTimeoutText matches timeouts reported as text.
+func isTimeoutText(t string) bool {
+	return containsAny(t,
+		"timed out", "deadline exceeded", "i/o timeout", "timeout awaiting",
+		"tls handshake timeout")
+}
+
+// isConnectText matches failures to reach the server at all.
+func isConnectText(t string) bool {
+	return containsAny(t,
+		"connection refused", "econnrefused", "no route to host",
+		"network is unreachable", "network unreachable",
+		"name or service not known", "temporary failure in name resolution",
+		"nodename nor servname provided", "getaddrinfo failed",
+		"getaddrinfo enotfound", "eai_again", "fetch failed", "failed to fetch",
+		"upstream connect error", "no such host")
+}
+
+// isDisconnectText matches a server that hung up mid-exchange.
+func isDisconnectText(t string) bool {
+	return containsAny(t,
+		"server disconnected", "peer closed connection", "connection reset by peer",
+		"connection was closed", "network connection lost", "unexpected eof",
+		"incomplete chunked read", "broken pipe", "server closed idle connection")
+}
+
+// isCertText matches deterministic TLS certificate failures.
+func isCertText(t string) bool {
+	return containsAny(t,
+		"certificate verify failed", "certificate_verify_failed",
+		"unable to get local issuer certificate", "self-signed certificate",
+		"self signed certificate", "certificate has expired",
+		"hostname mismatch, certificate is not valid",
+		"unable to verify the first certificate",
+		"certificate signed by unknown authority", "certificate is not valid for",
+		"certificate is valid for")
+}
+
+// isTLSTransientText matches TLS alerts that a retry may clear.
+func isTLSTransientText(t string) bool {
+	return containsAny(t,
+		"bad record mac", "ssl alert", "tls alert", "ssl handshake failure",
+		"tlsv1 alert", "sslv3 alert", "bad_record_mac", "ssl_alert", "tls_alert",
+		"[ssl:", "tls: handshake failure", "remote error: tls")
+}
+
+// isThinkingSignatureText matches a rejected or mutated thinking block.
+func isThinkingSignatureText(t string) bool {
+	return strings.Contains(t, "thinking") &&
+		containsAny(t, "signature", "cannot be modified", "must remain as they were")
+}
+
+// isGrammarText matches llama.cpp failing to compile a tool schema to GBNF.
+func isGrammarText(t string) bool {
+	if strings.Contains(t, "no user query found") {
+		return false
+	}
+	return containsAny(t, "error parsing grammar", "json-schema-to-grammar",
+		"failed to parse grammar") ||
+		(strings.Contains(t, "unable to generate parser") && strings.Contains(t, "template"))
+}
+
+// isGrokBlockText matches xAI subscription or capacity blocks on the account.
+func isGrokBlockText(t string) bool {
+	return strings.Contains(t, "do not have an active grok subscription") ||
+		(strings.Contains(t, "out of available resources") && strings.Contains(t, "grok"))
+}
+
+// isServerLocalConfigText matches a local server whose launch flags cannot
+// serve the request (llama.cpp without --jinja): retrying cannot help.
+func isServerLocalConfigText(t string) bool {
+	return containsAny(t, "requires --jinja", "cannot use tools with stream")
+}
+
+// isTPMTooLargeText matches OpenAI's 429 for a single request larger than
+// the organisation's tokens-per-minute limit: it never fits, so waiting is
+// pointless and only a smaller request helps.
+func isTPMTooLargeText(t string) bool {
+	return strings.Contains(t, "request too large") &&
+		containsAny(t, "tokens per min", "must be reduced")
+}
