@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,6 +20,8 @@ import (
 	"talaria/loop/app"
 	"talaria/loop/config"
 	"talaria/persist"
+	"talaria/themes"
+	"talaria/ui"
 )
 
 // version is the talaria version string.
@@ -227,6 +230,150 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 }
 
 func tui(o *options, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "talaria: the full-screen TUI is not built yet; run a headless turn with -p \"PROMPT\"")
-	return app.ExitUsage
+	cfg, err := app.LoadConfig(o.flags)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
+	}
+	if t := cfg.Display.Theme; t != "" && t != "auto" && !themes.Valid(t) {
+		fmt.Fprintf(stderr, "talaria: theme %q: not one of %s (set by --theme or display.theme)\n", t, strings.Join(themes.Names(), ", "))
+		return app.ExitUsage
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &tuiWiring{flags: o.flags, ctx: ctx}
+	first, err := w.open(o.demo)
+	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations, Commands: w.commands()}
+	switch {
+	case err == nil:
+		opts.Agent, opts.Events = first.Agent, first.Events
+		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Provider, first.Model, first.ID, w.cur.Cwd
+		opts.History, opts.Notice = first.History, w.cur.Notice
+		opts.ContextLength = w.cur.Backend.ContextLength
+		if o.demo {
+			opts.InitialPrompt = app.DemoPrompt
+			opts.MaxIterations = 8
+		}
+	case errors.Is(err, config.ErrNoProvider):
+		// With no provider the screen still opens and says what to do.
+		opts.Notice = err.Error()
+	default:
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
+	}
+	if err := ui.Run(ctx, opts); err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	return 0
+}
+
+// tuiWiring opens sessions for the screen and answers its slash commands.
+// The screen holds one agent, a switcher, so /model can move the session
+// to another backend without the screen noticing.
+type tuiWiring struct {
+	flags app.Flags
+	ctx   context.Context
+	sink  loop.Sink
+	ev    <-chan loop.Event
+	agent switchAgent
+	cur   *app.Session
+}
+
+// switchAgent forwards to the agent of the current session.
+type switchAgent struct {
+	mu sync.Mutex
+	a  *loop.Agent
+}
+
+func (s *switchAgent) get() *loop.Agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.a
+}
+
+func (s *switchAgent) set(a *loop.Agent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.a = a
+}
+
+// Run implements ui.Agent.
+func (s *switchAgent) Run(ctx context.Context, input string) error {
+	_, err := s.get().Run(ctx, input)
+	return err
+}
+
+// Steer implements ui.Agent.
+func (s *switchAgent) Steer(text string) { s.get().Steer(text) }
+
+// Interrupt implements ui.Agent.
+func (s *switchAgent) Interrupt() { s.get().Interrupt() }
+
+// open starts the first session (or the tour).
+func (w *tuiWiring) open(demo bool) (ui.Session, error) {
+	w.ev, w.sink = ui.EventChannel(w.ctx, 0)
+	if demo {
+		s, err := app.OpenDemo(w.flags, w.sink)
+		if err != nil {
+			return ui.Session{}, err
+		}
+		return w.adopt(s), nil
+	}
+	return w.switchTo(w.flags)
+}
+
+// switchTo opens a session with flags f and makes it current.
+func (w *tuiWiring) switchTo(f app.Flags) (ui.Session, error) {
+	s, err := app.Open(w.ctx, f, w.sink)
+	if err != nil {
+		return ui.Session{}, err
+	}
+	return w.adopt(s), nil
+}
+
+func (w *tuiWiring) adopt(s *app.Session) ui.Session {
+	w.cur = s
+	w.agent.set(s.Agent)
+	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
+	return ui.Session{Agent: &w.agent, Events: w.ev, ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
+}
+
+func (w *tuiWiring) commands() ui.Commands {
+	return ui.Commands{
+		New: func(context.Context) (ui.Session, error) {
+			f := w.flags
+			f.Continue, f.Resume = false, ""
+			return w.switchTo(f)
+		},
+		Resume: func(_ context.Context, id string) (ui.Session, error) {
+			f := w.flags
+			f.Resume, f.Continue = id, id == ""
+			return w.switchTo(f)
+		},
+		Sessions: func(context.Context) ([]ui.SessionInfo, error) {
+			if w.cur == nil || w.cur.Store == nil {
+				return nil, fmt.Errorf("no session store in this mode")
+			}
+			list, err := w.cur.Store.ListSessions()
+			out := make([]ui.SessionInfo, len(list))
+			for i, s := range list {
+				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.MessageCount}
+			}
+			return out, err
+		},
+		Model: func(_ context.Context, spec string) (string, string, error) {
+			if w.cur == nil || w.cur.Store == nil {
+				return "", "", fmt.Errorf("no session to switch")
+			}
+			f := w.flags
+			f.Resume, f.Continue = w.cur.Record.ID, false
+			f.Overrides.Model = spec
+			if p, name, ok := strings.Cut(spec, "/"); ok && slices.Contains(config.Providers(), p) {
+				f.Overrides.Provider, f.Overrides.Model = p, name
+			}
+			s, err := w.switchTo(f)
+			return s.Provider, s.Model, err
+		},
+	}
 }

@@ -50,6 +50,16 @@ type Options struct {
 	MaxIterations int
 	MaxTokens     int
 	Retry         RetryPolicy
+	// Guardrails configures the tool-loop guardrail; the zero value means
+	// tools.DefaultGuardrailConfig().
+	Guardrails *tools.GuardrailConfig
+	// Approve, when set, is asked before each tool call; a denial's result
+	// goes to the model instead of running the tool.
+	Approve func(ctx context.Context, tool, args string) (bool, tools.Result)
+	// Compression enables automatic context compression at Threshold (a
+	// fraction of the usable window; 0 means 0.50).
+	Compression          bool
+	CompressionThreshold float64
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.
@@ -61,6 +71,8 @@ type Agent struct {
 	opts   Options
 	jitter *providers.Jitter
 	route  *router
+	guard  *tools.Guardrails
+	ctxs   contextState // touched only by the running turn or Compress
 
 	mu      sync.Mutex
 	cur     *turn // the running turn, nil when idle
@@ -87,13 +99,23 @@ func New(opts Options) *Agent {
 	if opts.Log == nil {
 		opts.Log = func(string) {}
 	}
-	return &Agent{
+	a := &Agent{
 		opts:    opts,
 		jitter:  providers.NewJitter(),
 		route:   newRouter(opts),
+		guard:   tools.NewGuardrails(guardConfig(opts.Guardrails)),
 		turns:   opts.Turns,
 		history: append([]providers.Message(nil), opts.History...),
 	}
+	a.ctxs.enabled, a.ctxs.pct = opts.Compression, opts.CompressionThreshold
+	return a
+}
+
+func guardConfig(c *tools.GuardrailConfig) tools.GuardrailConfig {
+	if c == nil {
+		return tools.DefaultGuardrailConfig()
+	}
+	return *c
 }
 
 // SessionID returns the session's id.
@@ -106,8 +128,12 @@ func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer a.finish(t)
-	return t.run(input), nil
+	res := t.run(input)
+	// The agent is idle before turn.finished goes out, so a consumer may
+	// start the next turn as soon as it sees the event.
+	a.finish(t)
+	t.emit(finished(res))
+	return res, nil
 }
 
 func (a *Agent) begin(ctx context.Context) (*turn, error) {

@@ -7,6 +7,12 @@ import (
 	"talaria/providers"
 )
 
+// finished is the turn.finished event of a result.
+func finished(res Result) *TurnFinished {
+	return &TurnFinished{ExitReason: res.ExitReason, Completed: res.Completed, FinalResponse: res.FinalResponse,
+		APICalls: res.APICalls, Usage: res.Usage, PendingSteer: res.PendingSteer, CleanupErrors: res.CleanupErrors, Explanation: res.Explanation}
+}
+
 // epilogue finishes the turn. Each step is isolated: a failing step is
 // recorded in cleanup_errors and never loses the final answer.
 func (t *turn) epilogue() Result {
@@ -36,8 +42,6 @@ func (t *turn) epilogue() Result {
 	if res.CleanupErrors == nil {
 		res.CleanupErrors = []string{}
 	}
-	t.emit(&TurnFinished{ExitReason: res.ExitReason, Completed: res.Completed, FinalResponse: res.FinalResponse,
-		APICalls: res.APICalls, Usage: res.Usage, PendingSteer: res.PendingSteer, CleanupErrors: res.CleanupErrors, Explanation: res.Explanation})
 	return res
 }
 

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"talaria/providers"
+	"talaria/tools"
 )
 
 // toolSpecs returns the tool list offered to the model (rebuilt per call:
@@ -20,33 +22,130 @@ func (a *Agent) toolSpecs() []providers.ToolSpec {
 }
 
 // cancelReceipt is the result of a tool call skipped by an interrupt.
-func cancelReceipt(name string) string {
-	return fmt.Sprintf("[Tool execution cancelled — %s was skipped due to user interrupt]", name)
+func cancelReceipt(name string) string { return tools.CancelReceipt(name) }
+
+// parallelSafe reports tools that declare themselves safe to run side by
+// side (MCP tools whose server marks them read-only).
+func (a *Agent) parallelSafe(name string) bool {
+	t, ok := a.opts.Tools.Get(name)
+	if !ok {
+		return false
+	}
+	ps, ok := t.(interface{ ParallelSafe() bool })
+	return ok && ps.ParallelSafe()
 }
 
-// runTools executes a batch of tool calls in call order and appends one
-// result per tool_call_id. Calls not started when the turn is interrupted
-// get a cancellation receipt.
-func (t *turn) runTools(calls []providers.ToolCall) {
-	t.toolTurns++
-	infos := make([]ToolCallInfo, len(calls))
-	for i, c := range calls {
-		infos[i] = ToolCallInfo{ID: c.ID, Name: c.Name}
+// batchRun is the shared state of one tool batch, touched from workers.
+type batchRun struct {
+	mu   sync.Mutex
+	halt *tools.GuardrailDecision
+}
+
+func (b *batchRun) stop(d tools.GuardrailDecision) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.halt == nil {
+		b.halt = &d
 	}
-	t.emit(&ToolsPlanned{Segments: []PlannedSegment{{Mode: "sequential", Calls: infos}}})
+}
+
+// runTools plans a batch into segments, runs them (parallel segments on
+// workers) with the guardrail and approval checks, and appends one result
+// per tool_call_id in call order. It reports true when a guardrail ended
+// the turn.
+func (t *turn) runTools(calls []providers.ToolCall) bool {
+	t.toolTurns++
+	batch := make([]tools.BatchCall, len(calls))
+	for i, c := range calls {
+		batch[i] = tools.BatchCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
 	env := t.a.opts.ToolEnv
-	for _, c := range calls {
-		if t.stopped() {
-			t.append(toolResult(c, cancelReceipt(c.Name)))
-			t.emit(&ToolCompleted{ID: c.ID, Name: c.Name, Cancelled: true, Output: cancelReceipt(c.Name)})
-			continue
+	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
+	t.emitPlan(batch, segs)
+	run := &batchRun{}
+	exec := tools.Executor{Registry: t.a.opts.Tools}
+	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
+	for _, r := range results {
+		out := r.Result.Output
+		if !r.Cancelled {
+			o := t.a.guard.Observe(r.ID, r.Name, batch[r.Index].Arguments, out, r.Result.IsError)
+			if o.Stub != "" {
+				out = o.Stub
+			}
+			if o.Notice != "" {
+				out += o.Notice
+			}
+			if o.Decision.ShouldHalt() {
+				t.emitGuardrail(o.Decision)
+				run.stop(o.Decision)
+			}
 		}
-		t.emit(&ToolStarted{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-		start := t.a.opts.Now()
-		res := t.a.opts.Tools.Call(t.ctx, &env, c.Name, c.Arguments)
-		cancelled := t.stopped()
-		t.append(toolResult(c, res.Output))
-		t.emit(&ToolCompleted{ID: c.ID, Name: c.Name, OK: !res.IsError && !cancelled, Cancelled: cancelled, DurationMS: t.elapsedMS(start), Output: truncateOutput(res.Output, 4000)})
+		msg := toolResult(calls[r.Index], out)
+		if r.Result.IsError {
+			msg.SetFlag(providers.FlagToolError, true)
+		}
+		t.append(msg)
+	}
+	if run.halt == nil {
+		return false
+	}
+	t.exit = ExitGuardrailHalt
+	t.final = tools.GuardrailHaltResponse(*run.halt)
+	t.append(providers.Message{Role: providers.RoleAssistant, Content: t.final})
+	return true
+}
+
+func (t *turn) emitPlan(batch []tools.BatchCall, segs []tools.Segment) {
+	out := make([]PlannedSegment, len(segs))
+	for i, sg := range segs {
+		infos := make([]ToolCallInfo, len(sg.Calls))
+		for j, idx := range sg.Calls {
+			infos[j] = ToolCallInfo{ID: batch[idx].ID, Name: batch[idx].Name}
+		}
+		out[i] = PlannedSegment{Mode: sg.Mode(), Calls: infos}
+	}
+	t.emit(&ToolsPlanned{Segments: out})
+}
+
+func (t *turn) emitGuardrail(d tools.GuardrailDecision) {
+	t.emit(&Guardrail{Action: d.Action, Code: d.Code, Tool: d.Tool, Count: d.Count, Message: d.Message})
+}
+
+// hooks connects the executor to guardrails, approvals and events. They run
+// on worker goroutines.
+func (t *turn) hooks(run *batchRun) tools.ExecHooks {
+	return tools.ExecHooks{
+		Before: func(_ int, c tools.BatchCall) *tools.Result {
+			if d := t.a.guard.BeforeCall(c.Name, c.Arguments); !d.AllowsExecution() {
+				t.emitGuardrail(d)
+				run.stop(d)
+				r := d.BlockedResult()
+				return &r
+			}
+			if t.a.opts.Approve != nil {
+				if ok, denial := t.a.opts.Approve(t.ctx, c.Name, c.Arguments); !ok {
+					return &denial
+				}
+			}
+			return nil
+		},
+		OnStart: func(seg, _ int, c tools.BatchCall) {
+			t.emit(&ToolStarted{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Segment: seg})
+		},
+		After: func(_ int, c tools.BatchCall, r *tools.Result) {
+			d := t.a.guard.AfterCall(c.Name, c.Arguments, r.Output, r.IsError)
+			if d.Action == tools.GuardWarn || d.ShouldHalt() {
+				r.Output += d.Annotation()
+				t.emitGuardrail(d)
+			}
+			if d.ShouldHalt() {
+				run.stop(d)
+			}
+		},
+		OnDone: func(seg int, r tools.CallResult) {
+			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
+				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg})
+		},
 	}
 }
 

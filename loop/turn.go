@@ -110,6 +110,8 @@ func (t *turn) run(input string) Result {
 func (t *turn) prologue(input string) {
 	// Fallback is turn-scoped: each turn starts on the primary backend.
 	t.a.route.chain.Reset()
+	t.a.guard.ResetForTurn()
+	t.a.ctxs.governor.BeginTurn()
 	input = strings.ToValidUTF8(input, "\uFFFD")
 	t.emit(&TurnStarted{Input: input})
 	t.a.mu.Lock()
@@ -132,11 +134,19 @@ func (t *turn) loop() {
 		t.deliverSteer()
 		t.flush()
 		t.emit(&IterationStarted{Iteration: t.apiCalls, BudgetUsed: t.budget.Used(), BudgetMax: t.budget.Max()})
-		resp, err := t.call(t.request(true))
+		req := t.request(true)
+		if t.preflight(req) {
+			req = t.request(true)
+		}
+		resp, err := t.call(req)
 		if err != nil {
+			if t.compressOnOverflow(err) {
+				continue
+			}
 			t.callFailed(resp, err)
 			return
 		}
+		t.observeUsage(resp.Usage)
 		if t.handleResponse(resp) {
 			return
 		}
@@ -161,7 +171,9 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 			return t.truncatedToolCall()
 		}
 		t.append(msg)
-		t.runTools(msg.ToolCalls)
+		if t.runTools(msg.ToolCalls) {
+			return true
+		}
 		return t.checkMalformed(msg.ToolCalls)
 	}
 	if resp.FinishReason == providers.FinishContentFilter && t.fallback(nil, providers.ReasonContentPolicyBlocked) {

@@ -89,6 +89,10 @@ func (m *Message) SetFlag(key string, v any) {
 	m.Internal[key] = v
 }
 
+// FlagToolError is the internal flag on a role=tool message whose call
+// failed; wires with a failure field (Bedrock, Gemini) read it.
+const FlagToolError = "_tool_error"
+
 // ToolSpec describes one tool offered to the model.
 type ToolSpec struct {
 	Name        string `json:"name"`

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"talaria/loop"
+	"talaria/loop/compress"
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/providers"
+	"talaria/providers/bedrock"
+	"talaria/providers/gemini"
 	"talaria/providers/openaichat"
 	"talaria/tools"
 )
@@ -104,6 +107,8 @@ func ResolveBackend(ctx context.Context, cfg config.Config, getenv func(string) 
 func Transports() *providers.Registry {
 	r := providers.NewRegistry()
 	r.Register(openaichat.APIMode, openaichat.New)
+	r.Register(bedrock.APIMode, bedrock.New)
+	r.Register(gemini.APIMode, gemini.New)
 	return r
 }
 
@@ -162,9 +167,27 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 			MaxDelay:      cfg.Agent.RetryMaxDelay,
 			RetryAfterCap: cfg.Agent.RetryAfterCap,
 		},
-		Log: newLogger(home),
+		Guardrails:           guardrails(cfg.ToolLoopGuardrails, f.Headless),
+		Compression:          cfg.Compression.Enabled,
+		CompressionThreshold: cfg.Compression.Threshold,
+		Log:                  newLogger(home),
 	})
+	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	return s, nil
+}
+
+// guardrails maps tool_loop_guardrails onto the controller's config; hard
+// stops default to on headless (nobody is watching) and off in the TUI.
+func guardrails(g config.Guardrails, headless bool) *tools.GuardrailConfig {
+	c := tools.DefaultGuardrailConfig()
+	c.WarningsEnabled = g.WarningsEnabled
+	c.HardStopEnabled = headless
+	if g.HardStopEnabled != nil {
+		c.HardStopEnabled = *g.HardStopEnabled
+	}
+	c.WarnExactFailure, c.WarnSameToolFailure, c.WarnNoProgress = g.WarnAfter.ExactFailure, g.WarnAfter.SameToolFailure, g.WarnAfter.IdempotentNoProgress
+	c.HardExactFailure, c.HardSameToolFailure, c.HardNoProgress = g.HardStopAfter.ExactFailure, g.HardStopAfter.SameToolFailure, g.HardStopAfter.IdempotentNoProgress
+	return &c
 }
 
 func resolveCwd(flag string) (string, error) {

@@ -29,9 +29,9 @@ func Defaults(provider string) ProviderDefaults {
 	case "openrouter":
 		return ProviderDefaults{BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY", APIMode: "chat_completions", Model: "openai/gpt-4.1"}
 	case "gemini":
-		return ProviderDefaults{BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GEMINI_API_KEY", APIMode: "chat_completions", Model: "gemini-2.5-flash"}
+		return ProviderDefaults{BaseURL: "https://generativelanguage.googleapis.com/v1beta", APIKeyEnv: "GEMINI_API_KEY", APIMode: "gemini_native", Model: "gemini-2.5-flash"}
 	case "bedrock":
-		return ProviderDefaults{BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com", APIKeyEnv: "AWS_BEARER_TOKEN_BEDROCK", APIMode: "bedrock_converse", Model: "anthropic.claude-sonnet-4-5-v1:0"}
+		return ProviderDefaults{BaseURLEnv: "BEDROCK_BASE_URL", APIKeyEnv: "AWS_BEARER_TOKEN_BEDROCK", APIMode: "bedrock_converse", Model: "anthropic.claude-sonnet-4-5-v1:0"}
 	case "ollama":
 		return ProviderDefaults{BaseURL: "http://127.0.0.1:11434/v1", APIMode: "chat_completions", KeyOptional: true}
 	default: // custom

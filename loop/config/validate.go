@@ -13,7 +13,7 @@ func Providers() []string {
 
 // APIModes lists the api_mode values config.yaml accepts.
 func APIModes() []string {
-	return []string{"chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse"}
+	return []string{"chat_completions", "anthropic_messages", "codex_responses", "bedrock_converse", "gemini_native"}
 }
 
 // Validate checks value ranges and enumerations, naming the first bad key.

@@ -1,0 +1,269 @@
+package bedrock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+
+	"talaria/providers"
+)
+
+// TestConverseFixtures sends a request to a server answering with each
+// constructed Converse body (testdata/README.md) and checks the assembled
+// response and the deltas: one for the whole reasoning, one for the whole
+// text, then one per tool call.
+func TestConverseFixtures(t *testing.T) {
+	tests := []struct {
+		name, fixture string
+		content       string
+		reasoning     string
+		replay        string
+		calls         []providers.ToolCall
+		finish, raw   string
+		usage         providers.Usage
+	}{
+		{
+			name: "text with signed reasoning and cache reads", fixture: "converse_text_reasoning.json",
+			content:   "The capital of Australia is Canberra.",
+			reasoning: "The user asks for the capital of Australia. It is Canberra, not Sydney.",
+			replay:    `{"bedrock_converse":[{"reasoningText":{"text":"The user asks for the capital of Australia. It is Canberra, not Sydney.","signature":"ErcBCkgIBhABGAIiQHk3dGr0wq6c9m0KkN1c7mXbqXfNqk8s2kq1zJ9yGbZ2bq9YwzvH3l8Xj8oPp6Qe1xY4h1yq0w9Kx2R7mP5d3sQ"}}]}`,
+			finish:    "stop", raw: "end_turn",
+			usage: providers.Usage{InputTokens: 24, OutputTokens: 61, CacheReadTokens: 1536},
+		},
+		{
+			name: "text and two tool calls, cache writes", fixture: "converse_tool_use.json",
+			content: "I'll look at both files.",
+			calls: []providers.ToolCall{
+				{ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", Name: "read_file", Arguments: `{"path":"go.mod","limit":50}`},
+				{ID: "tooluse_3pQn0XbWTwSOgZkOQqXk1A", Name: "list_dir", Arguments: `{}`},
+			},
+			finish: "tool_calls", raw: "tool_use",
+			usage: providers.Usage{InputTokens: 412, OutputTokens: 96, CacheWriteTokens: 2048},
+		},
+		{
+			name: "guardrail intervened", fixture: "converse_guardrail.json",
+			content: "Sorry, the model cannot answer this question.", finish: "content_filter", raw: "guardrail_intervened",
+			usage: providers.Usage{InputTokens: 18},
+		},
+		{
+			name: "content filtered, empty content", fixture: "converse_content_filtered.json",
+			finish: "content_filter", raw: "content_filtered",
+			usage: providers.Usage{InputTokens: 30, OutputTokens: 4},
+		},
+		{
+			name: "max tokens", fixture: "converse_max_tokens.json",
+			content: "Here is the first part of the list: 1. alpha, 2. be", finish: "length", raw: "max_tokens",
+			usage: providers.Usage{InputTokens: 15, OutputTokens: 16},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := startServer(t, reply{body: readFixture(t, tc.fixture)})
+			tr := newTestTransport(t, srv, false)
+			var log deltaLog
+			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			if err != nil {
+				t.Fatalf("Stream: %v", err)
+			}
+			if resp.Content != tc.content || resp.Reasoning != tc.reasoning {
+				t.Errorf("content %q reasoning %q, want %q / %q", resp.Content, resp.Reasoning, tc.content, tc.reasoning)
+			}
+			if string(resp.ReasoningReplay) != tc.replay {
+				t.Errorf("replay %s, want %s", resp.ReasoningReplay, tc.replay)
+			}
+			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
+				t.Errorf("calls %+v, want %+v", resp.ToolCalls, tc.calls)
+			}
+			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
+				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
+			}
+			if resp.Usage != tc.usage {
+				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
+			}
+			if resp.Model != tr.ep.Model {
+				t.Errorf("model %q", resp.Model)
+			}
+			if (tc.content == "") != (len(log.texts) == 0) || len(log.texts) > 1 || (len(log.texts) == 1 && log.texts[0] != tc.content) {
+				t.Errorf("text deltas %q, want one with the whole text", log.texts)
+			}
+			if (tc.reasoning == "") != (len(log.reasonings) == 0) || len(log.reasonings) > 1 {
+				t.Errorf("reasoning deltas %q, want at most one", log.reasonings)
+			}
+			if len(log.tools) != len(tc.calls) {
+				t.Errorf("tool deltas %+v", log.tools)
+			}
+			for i, d := range log.tools {
+				if d.ToolIndex != i || d.ToolName != tc.calls[i].Name {
+					t.Errorf("tool delta %d = %+v", i, d)
+				}
+			}
+			if err := tr.ValidateResponse(resp); err != nil {
+				t.Errorf("ValidateResponse: %v", err)
+			}
+		})
+	}
+}
+
+// TestConverseRequestWire checks the URL, headers and body of a converse
+// call.
+func TestConverseRequestWire(t *testing.T) {
+	srv, reqs := startServer(t, reply{body: readFixture(t, "converse_max_tokens.json")})
+	tr := newTestTransport(t, srv, false)
+	req := providers.Request{
+		Model:     "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+		Messages:  []providers.Message{{Role: providers.RoleSystem, Content: "Be brief."}, {Role: providers.RoleUser, Content: "hi"}},
+		MaxTokens: 256,
+	}
+	if _, err := tr.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := <-reqs
+	if want := "/model/arn:aws:bedrock:us-east-1:123456789012:inference-profile%2Fus.anthropic.claude-sonnet-4-5-20250929-v1:0/converse"; c.rawPath != want {
+		t.Errorf("path %s, want %s", c.rawPath, want)
+	}
+	if got := c.header.Get("Authorization"); got != "Bearer ABSKQmVkcm9ja0FQSUtleS10ZXN0" {
+		t.Errorf("Authorization %q", got)
+	}
+	if c.header.Get("Content-Type") != "application/json" || c.header.Get("Accept") != "application/json" {
+		t.Errorf("headers %v", c.header)
+	}
+	want := `{"messages":[{"role":"user","content":[{"text":"hi"}]}],"system":[{"text":"Be brief."}],"inferenceConfig":{"maxTokens":256}}`
+	if string(c.raw) != want {
+		t.Errorf("body\n%s\nwant\n%s", c.raw, want)
+	}
+}
+
+// TestConverseCutBody: a body cut inside its JSON is a MidStream error
+// wrapping io.ErrUnexpectedEOF, with an (empty) partial response.
+func TestConverseCutBody(t *testing.T) {
+	full := readFixture(t, "converse_tool_use.json")
+	srv, _ := startServer(t, reply{body: full[:len(full)/2]})
+	tr := newTestTransport(t, srv, false)
+	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+	ae := asAPIError(t, err)
+	if !ae.MidStream || ae.Status != 0 || !errors.Is(err, io.ErrUnexpectedEOF) || resp == nil {
+		t.Errorf("resp %+v err %+v", resp, ae)
+	}
+}
+
+// TestConverseNotJSON: a 200 body that is no Converse JSON (a proxy page)
+// is an error that says so.
+func TestConverseNotJSON(t *testing.T) {
+	srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": "text/html"}, body: []byte("<html><body>Sign in</body></html>")})
+	tr := newTestTransport(t, srv, false)
+	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+	ae := asAPIError(t, err)
+	if resp != nil || ae.Status != 200 || ae.MidStream || ae.Body == "" || ae.Message == "" {
+		t.Errorf("resp %+v err %+v", resp, ae)
+	}
+}
+
+// TestConverseCancel: cancelling the context while the server holds the
+// answer ends Stream with an error that errors.Is recognizes.
+func TestConverseCancel(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		hold := make(chan struct{})
+		srv, _ := startServer(t, reply{body: readFixture(t, "converse_max_tokens.json"), hold: hold})
+		tr := newTestTransport(t, srv, stream)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		_, err := tr.Stream(ctx, simpleRequest(), nil)
+		close(hold)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("stream=%v: err %v, want context.Canceled", stream, err)
+		}
+		asAPIError(t, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	srv, _ := startServer(t, reply{})
+	_, err := newTestTransport(t, srv, false).Stream(ctx, simpleRequest(), nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("pre-cancelled: %v", err)
+	}
+}
+
+// TestNormalizeAndCacheStats covers the pure entry points on a whole body.
+func TestNormalizeAndCacheStats(t *testing.T) {
+	tr := &converseTransport{ep: providers.Endpoint{Provider: "bedrock"}}
+	body := readFixture(t, "converse_tool_use.json")
+	for _, raw := range []any{body, json.RawMessage(body), string(body)} {
+		resp, err := tr.NormalizeResponse(raw)
+		if err != nil || len(resp.ToolCalls) != 2 || resp.FinishReason != "tool_calls" {
+			t.Errorf("NormalizeResponse(%T): %+v %v", raw, resp, err)
+		}
+	}
+	if _, err := tr.NormalizeResponse(42); err == nil {
+		t.Error("NormalizeResponse(int) succeeded")
+	}
+	if _, err := tr.NormalizeResponse([]byte("{")); err == nil {
+		t.Error("NormalizeResponse(bad JSON) succeeded")
+	}
+	if r, w := tr.CacheStats(body); r != 0 || w != 2048 {
+		t.Errorf("CacheStats = %d, %d", r, w)
+	}
+	if r, w := tr.CacheStats(readFixture(t, "converse_text_reasoning.json")); r != 1536 || w != 0 {
+		t.Errorf("CacheStats = %d, %d", r, w)
+	}
+	if r, w := tr.CacheStats(3); r != 0 || w != 0 {
+		t.Errorf("CacheStats(int) = %d, %d", r, w)
+	}
+	if err := tr.ValidateResponse(&providers.Response{}); !errors.Is(err, ErrEmptyResponse) {
+		t.Errorf("ValidateResponse(empty) = %v", err)
+	}
+}
+
+// TestMapFinishReason covers every documented stopReason.
+func TestMapFinishReason(t *testing.T) {
+	tr := &converseTransport{}
+	for wire, want := range map[string]string{
+		"": "", "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+		"max_tokens": "length", "model_context_window_exceeded": "length",
+		"guardrail_intervened": "content_filter", "content_filtered": "content_filter",
+		"malformed_model_output": "error", "malformed_tool_use": "error", "something_new": "stop",
+	} {
+		if got := tr.MapFinishReason(wire); got != want {
+			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		}
+	}
+}
+
+// TestNew covers endpoint defaults from the environment and refusals.
+func TestNew(t *testing.T) {
+	env := map[string]string{EnvRegion: "eu-west-3", EnvBearerToken: "ABSK-env"}
+	tr, err := newTransport(providers.Endpoint{Provider: "bedrock"}, func(k string) string { return env[k] }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.baseURL != "https://bedrock-runtime.eu-west-3.amazonaws.com" || tr.apiKey != "ABSK-env" || tr.APIMode() != APIMode {
+		t.Errorf("transport %+v", tr)
+	}
+	if got := tr.callURL("amazon.nova-pro-v1:0"); got != "https://bedrock-runtime.eu-west-3.amazonaws.com/model/amazon.nova-pro-v1:0/converse" {
+		t.Errorf("callURL %s", got)
+	}
+	env = map[string]string{EnvDefaultRegion: "ap-south-1"}
+	if _, err := newTransport(providers.Endpoint{Provider: "bedrock"}, func(k string) string { return env[k] }, false); err == nil {
+		t.Error("no key for amazonaws.com accepted")
+	}
+	noEnv := func(string) string { return "" }
+	if _, err := newTransport(providers.Endpoint{BaseURL: "localhost:8080"}, noEnv, false); err == nil {
+		t.Error("base_url without scheme accepted")
+	}
+	tr, err = newTransport(providers.Endpoint{BaseURL: "http://127.0.0.1:4000/bedrock/"}, noEnv, true)
+	if err != nil || tr.callURL("m") != "http://127.0.0.1:4000/bedrock/model/m/converse-stream" {
+		t.Errorf("gateway without key: %v %+v", err, tr)
+	}
+	if _, err := tr.Stream(context.Background(), simpleRequest(), nil); err == nil || asAPIError(t, err).Message == "" {
+		t.Errorf("no model: %v", err)
+	}
+	if tr, err := New(providers.Endpoint{BaseURL: "http://x", APIKey: "k"}); err != nil || tr.(*converseTransport).stream {
+		t.Errorf("New: %v", err)
+	}
+	if tr, err := NewStreaming(providers.Endpoint{BaseURL: "http://x", APIKey: "k"}); err != nil || !tr.(*converseTransport).stream {
+		t.Errorf("NewStreaming: %v", err)
+	}
+}

@@ -1,0 +1,216 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"talaria/providers"
+)
+
+// assembler builds a Response from GenerateContentResponse chunks and
+// reports deltas as they arrive.
+type assembler struct {
+	onDelta   func(providers.Delta)
+	content   strings.Builder
+	reasoning strings.Builder
+	calls     []providers.ToolCall
+	// sig is the thoughtSignature of the last text or thought part.
+	sig      string
+	finish   string
+	blocked  string
+	usage    *usageMetadata
+	model    string
+	sawChunk bool
+}
+
+func newAssembler(onDelta func(providers.Delta)) *assembler {
+	return &assembler{onDelta: onDelta}
+}
+
+func (a *assembler) emit(d providers.Delta) {
+	if a.onDelta != nil {
+		a.onDelta(d)
+	}
+}
+
+// add folds in one chunk. Only the candidate with index 0 is read.
+func (a *assembler) add(r *generateResponse) {
+	a.sawChunk = true
+	if r.ModelVersion != "" {
+		a.model = r.ModelVersion
+	}
+	if r.UsageMetadata != nil {
+		a.usage = r.UsageMetadata
+	}
+	if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
+		a.blocked = r.PromptFeedback.BlockReason
+	}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		if c.Index != 0 {
+			continue
+		}
+		if c.Content != nil {
+			for j := range c.Content.Parts {
+				a.addPart(&c.Content.Parts[j])
+			}
+		}
+		if c.FinishReason != "" {
+			a.finish = c.FinishReason
+		}
+		break
+	}
+}
+
+// addPart folds in one part: thought text is reasoning, other text is
+// content, a functionCall is a whole call.
+func (a *assembler) addPart(p *part) {
+	switch {
+	case p.FunctionCall != nil:
+		fc := p.FunctionCall
+		id := fc.ID
+		if id == "" {
+			id = "call_" + strconv.Itoa(len(a.calls))
+		}
+		tc := providers.ToolCall{ID: id, Name: fc.Name, Arguments: string(compactJSON(fc.Args))}
+		if p.ThoughtSignature != "" {
+			var e callExtra
+			e.Google.ThoughtSignature = p.ThoughtSignature
+			tc.Extra, _ = json.Marshal(e)
+		}
+		a.calls = append(a.calls, tc)
+		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
+		return
+	case p.Text != nil && *p.Text != "":
+		if p.Thought {
+			a.reasoning.WriteString(*p.Text)
+			a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
+		} else {
+			a.content.WriteString(*p.Text)
+			a.emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
+		}
+	}
+	if p.ThoughtSignature != "" {
+		a.sig = p.ThoughtSignature
+	}
+}
+
+// done reports whether the answer is complete: a finish reason, or a
+// blocked prompt.
+func (a *assembler) done() bool { return a.finish != "" || a.blocked != "" }
+
+// response returns what has been assembled so far. A blocked prompt
+// (promptFeedback.blockReason) without a finish reason is content_filter
+// with the block reason as the raw reason; STOP with calls is tool_calls.
+// Usage.InputTokens excludes the cached tokens (promptTokenCount counts
+// them) and OutputTokens includes the thinking tokens (billed as output),
+// also reported as ReasoningTokens.
+func (a *assembler) response() *providers.Response {
+	r := &providers.Response{
+		Content:         a.content.String(),
+		Reasoning:       a.reasoning.String(),
+		ToolCalls:       a.calls,
+		RawFinishReason: a.finish,
+		FinishReason:    mapFinishReason(a.finish),
+		Model:           a.model,
+	}
+	if a.finish == "" && a.blocked != "" {
+		r.RawFinishReason, r.FinishReason = a.blocked, providers.FinishContentFilter
+	}
+	if r.FinishReason == providers.FinishStop && len(r.ToolCalls) > 0 {
+		r.FinishReason = providers.FinishToolCalls
+	}
+	if a.sig != "" {
+		r.ReasoningReplay, _ = json.Marshal(map[string]replayData{replayKey: {ThoughtSignature: a.sig}})
+	}
+	if u := a.usage; u != nil {
+		r.Usage = providers.Usage{
+			InputTokens:     max(u.PromptTokenCount-u.CachedContentTokenCount, 0),
+			OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			CacheReadTokens: u.CachedContentTokenCount,
+			ReasoningTokens: u.ThoughtsTokenCount,
+		}
+	}
+	return r
+}
+
+// NormalizeResponse turns a complete answer into a Response: raw is the
+// JSON ([]byte, json.RawMessage or string) of a generateContent answer, or
+// of the array of chunks streamGenerateContent returns without alt=sse.
+func (t *geminiTransport) NormalizeResponse(raw any) (*providers.Response, error) {
+	chunks, err := decodeWhole(raw)
+	if err != nil {
+		return nil, err
+	}
+	a := newAssembler(nil)
+	for i := range chunks {
+		if chunks[i].Error != nil {
+			return nil, fmt.Errorf("response is an error: %s", chunks[i].Error.Message)
+		}
+		a.add(&chunks[i])
+	}
+	return a.response(), nil
+}
+
+// CacheStats returns cachedContentTokenCount of a complete answer (same
+// inputs as NormalizeResponse). Gemini reports no cache writes.
+func (t *geminiTransport) CacheStats(raw any) (read, write int) {
+	chunks, err := decodeWhole(raw)
+	if err != nil {
+		return 0, 0
+	}
+	for i := len(chunks) - 1; i >= 0; i-- {
+		if u := chunks[i].UsageMetadata; u != nil {
+			return u.CachedContentTokenCount, 0
+		}
+	}
+	return 0, 0
+}
+
+// decodeWhole decodes one GenerateContentResponse or an array of them.
+func decodeWhole(raw any) ([]generateResponse, error) {
+	var body []byte
+	switch v := raw.(type) {
+	case []byte:
+		body = v
+	case json.RawMessage:
+		body = v
+	case string:
+		body = []byte(v)
+	default:
+		return nil, fmt.Errorf("cannot normalize %T: want the GenerateContentResponse JSON", raw)
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var list []generateResponse
+		if err := json.Unmarshal(body, &list); err != nil {
+			return nil, fmt.Errorf("decode Gemini response: %w", err)
+		}
+		return list, nil
+	}
+	var one generateResponse
+	if err := json.Unmarshal(body, &one); err != nil {
+		return nil, fmt.Errorf("decode Gemini response: %w", err)
+	}
+	if one.Error == nil && one.Candidates == nil && one.PromptFeedback == nil && one.UsageMetadata == nil {
+		return nil, errors.New("decode Gemini response: no candidates, promptFeedback or usageMetadata")
+	}
+	return []generateResponse{one}, nil
+}
+
+// compactJSON returns the compact form of a JSON value; an absent value is
+// "{}".
+func compactJSON(raw json.RawMessage) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return []byte("{}")
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,272 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"talaria/providers"
+)
+
+// Placeholders sent instead of empty text: Gemini rejects a turn without
+// parts.
+const (
+	emptyToolOutput = "(no output)"
+	emptyUserText   = "(empty message)"
+	emptyAssistant  = "(empty response)"
+)
+
+// ToolErrorFlag is the internal message flag (see providers.Message.Flag)
+// that marks a role=tool message as a failed call, sent as
+// functionResponse.response.error instead of .result. Without the flag, a
+// result whose text starts with "Error:" (the tools.Errorf convention)
+// counts as failed too.
+const ToolErrorFlag = providers.FlagToolError
+
+// replayKey is the key under which ReasoningReplay holds the signature of
+// the answer's non-call parts: {"gemini_native":{"thought_signature":"…"}}.
+// Keyed, so replay data of another transport is never sent here.
+const replayKey = APIMode
+
+// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
+// nothing at all: no content, no tool calls, no reasoning, no finish reason.
+var ErrEmptyResponse = errors.New("empty response")
+
+// callExtra is the shape of ToolCall.Extra for a Gemini call: the same as
+// the OpenAI-compatible endpoint's extra_content, so a conversation can
+// move between chat_completions on Gemini and gemini_native.
+type callExtra struct {
+	Google struct {
+		ThoughtSignature string `json:"thought_signature"`
+	} `json:"google"`
+}
+
+// replayData is the shape of ReasoningReplay under replayKey.
+type replayData struct {
+	ThoughtSignature string `json:"thought_signature"`
+}
+
+// ConvertMessages maps neutral messages to Gemini contents ([]content);
+// system messages are left out (BuildRequest sends them as
+// systemInstruction). Assistant messages become role "model" with a text
+// part and one functionCall part per call, each carrying back the
+// thoughtSignature it came with (ToolCall.Extra, or ReasoningReplay for the
+// text part); reasoning text is not sent back. Tool results become
+// functionResponse parts of a role "user" turn, consecutive results in one
+// turn, the name taken from ToolName or from the call they answer.
+func (t *geminiTransport) ConvertMessages(msgs []providers.Message) (any, error) {
+	return convertMessages(msgs)
+}
+
+func convertMessages(msgs []providers.Message) ([]content, error) {
+	out := make([]content, 0, len(msgs))
+	names := map[string]string{} // tool-call id -> name
+	lastTool := false            // out's last turn holds function responses
+	add := func(role string, tool bool, p ...part) {
+		if n := len(out); n > 0 && out[n-1].Role == role && lastTool == tool {
+			out[n-1].Parts = append(out[n-1].Parts, p...)
+			return
+		}
+		out = append(out, content{Role: role, Parts: p})
+		lastTool = tool
+	}
+	for i, m := range msgs {
+		switch m.Role {
+		case providers.RoleSystem:
+			continue
+		case providers.RoleUser:
+			add("user", false, textPart(orDefault(m.Content, emptyUserText)))
+		case providers.RoleAssistant:
+			parts, err := modelParts(i, m, names)
+			if err != nil {
+				return nil, err
+			}
+			add("model", false, parts...)
+		case providers.RoleTool:
+			name := m.ToolName
+			if name == "" {
+				name = names[m.ToolCallID]
+			}
+			if name == "" {
+				return nil, fmt.Errorf("message %d: tool result has no tool name and answers no known call (id %q); Gemini needs the function name", i, m.ToolCallID)
+			}
+			key := "result"
+			if m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:") {
+				key = "error"
+			}
+			add("user", true, part{FunctionResponse: &functionResponse{
+				Name:     name,
+				Response: map[string]string{key: orDefault(m.Content, emptyToolOutput)},
+			}})
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// modelParts converts one assistant message and records its call names.
+func modelParts(i int, m providers.Message, names map[string]string) ([]part, error) {
+	var parts []part
+	if sig := replaySignature(m.ReasoningReplay); m.Content != "" || sig != "" {
+		p := textPart(m.Content)
+		p.ThoughtSignature = sig
+		parts = append(parts, p)
+	}
+	for j, tc := range m.ToolCalls {
+		if tc.Name == "" {
+			return nil, fmt.Errorf("message %d: tool call %d has no name; drop or repair it before sending the conversation", i, j)
+		}
+		if tc.ID != "" {
+			names[tc.ID] = tc.Name
+		}
+		parts = append(parts, part{
+			FunctionCall:     &functionCall{Name: tc.Name, Args: argsObject(tc.Arguments)},
+			ThoughtSignature: extraSignature(tc.Extra),
+		})
+	}
+	if len(parts) == 0 {
+		parts = append(parts, textPart(emptyAssistant))
+	}
+	return parts, nil
+}
+
+// argsObject returns tool-call arguments as the object functionCall.args
+// requires; empty, invalid or non-object arguments are sent as {}.
+func argsObject(args string) json.RawMessage {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) > 0 && b[0] == '{' && json.Valid(b) {
+		return b
+	}
+	return json.RawMessage(`{}`)
+}
+
+func extraSignature(raw json.RawMessage) string {
+	var e callExtra
+	if len(raw) == 0 || json.Unmarshal(raw, &e) != nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
+}
+
+func replaySignature(raw json.RawMessage) string {
+	var keyed map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &keyed) != nil {
+		return ""
+	}
+	var r replayData
+	if json.Unmarshal(keyed[replayKey], &r) != nil {
+		return ""
+	}
+	return r.ThoughtSignature
+}
+
+// ConvertTools maps tool specs to one Gemini tool holding all function
+// declarations ([]toolDecl). Parameters are cleaned by sanitizeSchema
+// (see schema.go for the keys kept and dropped) and left out when the
+// tool takes none; parameters that are not a JSON object are an error.
+// Nil or empty input gives a nil slice.
+func (t *geminiTransport) ConvertTools(tools []providers.ToolSpec) (any, error) {
+	return convertTools(tools)
+}
+
+func convertTools(tools []providers.ToolSpec) ([]toolDecl, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	decls := make([]functionDecl, 0, len(tools))
+	for _, ts := range tools {
+		if ts.Name == "" {
+			return nil, errors.New("tool spec without a name; every tool needs one")
+		}
+		params, err := sanitizeSchema(ts.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w; fix its JSON schema", ts.Name, err)
+		}
+		decls = append(decls, functionDecl{Name: ts.Name, Description: ts.Description, Parameters: params})
+	}
+	return []toolDecl{{FunctionDeclarations: decls}}, nil
+}
+
+// BuildRequest builds the streamGenerateContent body: systemInstruction
+// from the system messages (one part each), the contents, the tools, and
+// generationConfig with maxOutputTokens when req.MaxTokens is set and
+// thinkingConfig.includeThoughts for thinking models (gemini-2.5, gemini-3).
+func (t *geminiTransport) BuildRequest(req providers.Request) (any, error) {
+	return buildRequest(req, t.ep.Model)
+}
+
+func buildRequest(req providers.Request, defaultModel string) (*generateRequest, error) {
+	msgs, err := convertMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := convertTools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	out := &generateRequest{Contents: msgs, Tools: tools}
+	for _, m := range req.Messages {
+		if m.Role == providers.RoleSystem && m.Content != "" {
+			if out.SystemInstruction == nil {
+				out.SystemInstruction = &content{}
+			}
+			out.SystemInstruction.Parts = append(out.SystemInstruction.Parts, textPart(m.Content))
+		}
+	}
+	model := strings.TrimPrefix(orDefault(req.Model, defaultModel), "models/")
+	if req.MaxTokens > 0 || thinks(model) {
+		out.GenerationConfig = &generationConfig{MaxOutputTokens: req.MaxTokens}
+		if thinks(model) {
+			out.GenerationConfig.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
+		}
+	}
+	return out, nil
+}
+
+// MapFinishReason maps a Gemini finishReason onto the normalized set: STOP
+// → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
+// PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
+// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
+// MISSING_THOUGHT_SIGNATURE, LANGUAGE, OTHER, FINISH_REASON_UNSPECIFIED and
+// any value not listed → error (every newer value has been a failure). ""
+// stays "". STOP with tool calls becomes tool_calls when the response is
+// assembled.
+func (t *geminiTransport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
+
+func mapFinishReason(wire string) string {
+	switch wire {
+	case "":
+		return ""
+	case "STOP":
+		return providers.FinishStop
+	case "MAX_TOKENS":
+		return providers.FinishLength
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
+		return providers.FinishContentFilter
+	default:
+		return providers.FinishError
+	}
+}
+
+// ValidateResponse rejects a response that carries nothing at all; the
+// error wraps ErrEmptyResponse.
+func (t *geminiTransport) ValidateResponse(r *providers.Response) error {
+	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
+		r.FinishReason == "" && r.RawFinishReason == "") {
+		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or finish reason; retry the request", t.ep.Provider, ErrEmptyResponse)
+	}
+	return nil
+}
+
+func textPart(s string) part { return part{Text: &s} }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,189 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"talaria/providers"
+)
+
+// Limits on what is read into memory.
+const (
+	maxErrorBody   = 1 << 20  // non-2xx bodies
+	maxPlainBody   = 64 << 20 // a 2xx JSON answer instead of a stream
+	maxSummary     = 200      // message made from a non-JSON body
+	maxBodyInError = 4 << 10  // undecodable data quoted in an error
+)
+
+// TypeContextOverflow is the APIError.Type set when a Gemini error says
+// the prompt is longer than the model's context ("The input token count
+// (1196265) exceeds the maximum number of tokens allowed (1048576).") and
+// the error has no ErrorInfo reason: Gemini has no error code of its own
+// for it (the status is INVALID_ARGUMENT), and this one is what
+// providers.Classify recognizes.
+const TypeContextOverflow = "context_length_exceeded"
+
+// httpError converts a non-2xx answer into an APIError: Status is the HTTP
+// status, Code the error's status string (RESOURCE_EXHAUSTED, ...), Message
+// its message, Type the reason of an ErrorInfo detail (API_KEY_INVALID,
+// ...). Both the object body {"error":{...}} and the array body
+// [{"error":{...}}] are read. A RetryInfo detail's retryDelay ("30s")
+// becomes a synthetic "Retry-After: 30" header (whole seconds, rounded up)
+// when the answer has no Retry-After header of its own, so retry logic that
+// reads headers honours it.
+func (t *geminiTransport) httpError(resp *http.Response) *providers.APIError {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &providers.APIError{
+		Provider: t.ep.Provider,
+		Status:   resp.StatusCode,
+		Headers:  resp.Header.Clone(),
+		Body:     string(body),
+		Err:      err,
+	}
+	if obj, ok := parseErrorBody(body); ok {
+		fillError(e, obj)
+	} else {
+		e.Message = summarizeBody(resp.StatusCode, body)
+	}
+	return e
+}
+
+// parseErrorBody reads {"error":{...}} or [{"error":{...}}, ...].
+func parseErrorBody(body []byte) (*errorObject, bool) {
+	body = bytes.TrimSpace(body)
+	var one struct {
+		Error *errorObject `json:"error"`
+	}
+	if len(body) > 0 && body[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(body, &list) != nil || len(list) == 0 {
+			return nil, false
+		}
+		body = list[0]
+	}
+	if json.Unmarshal(body, &one) != nil || one.Error == nil {
+		return nil, false
+	}
+	return one.Error, true
+}
+
+// fillError copies an error object into e (see httpError).
+func fillError(e *providers.APIError, obj *errorObject) {
+	e.Message = obj.Message
+	e.Code = obj.Status
+	if e.Code == "" && obj.Code != 0 {
+		e.Code = strconv.Itoa(obj.Code)
+	}
+	var delay time.Duration
+	for _, raw := range obj.Details {
+		var d errorDetail
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(d.Type, "google.rpc.RetryInfo"):
+			if v, err := time.ParseDuration(strings.TrimSpace(d.RetryDelay)); err == nil && v > 0 {
+				delay = v
+			}
+		case strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") && d.Reason != "":
+			e.Type = d.Reason
+		}
+	}
+	if delay > 0 && (e.Headers == nil || e.Headers.Get("Retry-After") == "") {
+		if e.Headers == nil {
+			e.Headers = http.Header{}
+		}
+		e.Headers.Set("Retry-After", strconv.Itoa(int(math.Ceil(delay.Seconds()))))
+	}
+	if e.Type == "" && isOverflow(e.Message) {
+		e.Type = TypeContextOverflow
+	}
+	if e.Message == "" {
+		e.Message = firstNonEmpty(obj.Status, "the server reported an error without a message")
+	}
+}
+
+// isOverflow recognizes Gemini's context-overflow messages.
+func isOverflow(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "exceeds the maximum number of tokens") ||
+		(strings.Contains(m, "token count") && strings.Contains(m, "exceeds"))
+}
+
+// requestError is a failure before any response: the request could not be
+// built or sent (connection refused, DNS, a cancelled context).
+func (t *geminiTransport) requestError(ctx context.Context, err error) *providers.APIError {
+	e := &providers.APIError{Provider: t.ep.Provider, Err: withContext(ctx, err)}
+	if ctx.Err() == nil {
+		e.Message = fmt.Sprintf("cannot reach %s: %v; check the network and base_url", t.baseURL, err)
+	}
+	return e
+}
+
+// cutError is a stream that broke or ended early: MidStream, Status 0.
+func (t *geminiTransport) cutError(ctx context.Context, h http.Header, err error, what string) *providers.APIError {
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Err: withContext(ctx, err)}
+	if ctx.Err() == nil {
+		e.Message = "the stream ended " + what + " (" + err.Error() + "); the response is incomplete, retry the request"
+	}
+	return e
+}
+
+// withContext makes a cancelled or expired ctx visible through errors.Is,
+// whatever error the HTTP stack returned for it.
+func withContext(ctx context.Context, err error) error {
+	cerr := ctx.Err()
+	switch {
+	case cerr == nil:
+		return err
+	case err == nil:
+		return cerr
+	case errors.Is(err, cerr):
+		return err
+	default:
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+}
+
+// summarizeBody makes a one-line message from a non-JSON error body.
+func summarizeBody(status int, body []byte) string {
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if len(text) > maxSummary {
+		text = strings.ToValidUTF8(text[:maxSummary], "") + "…"
+	}
+	if text == "" {
+		text = http.StatusText(status)
+	}
+	if text == "" {
+		text = fmt.Sprintf("HTTP %d with an empty body", status)
+	}
+	return text
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b[:n]), "") + "…"
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

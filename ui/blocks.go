@@ -1,0 +1,220 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// userItem is a message the user sent, or a steer delivered mid-turn.
+type userItem struct {
+	text  string
+	steer bool
+}
+
+func (u *userItem) version() int { return 0 }
+func (u *userItem) live() bool   { return false }
+
+func (u *userItem) render(rc *renderCtx) []string {
+	prefix, body := rc.st.UserPrompt.Render("› "), rc.st.UserText
+	text := u.text
+	if u.steer {
+		prefix, body = rc.st.UserPrompt.Render("↳ "), rc.st.Steer
+		text = "steer: " + text
+	}
+	lines := wrapText(text, rc.width-2)
+	for i, l := range lines {
+		p := "  "
+		if i == 0 {
+			p = prefix
+		}
+		lines[i] = p + body.Render(l)
+	}
+	return lines
+}
+
+// streamText accumulates streamed text. Deltas are appended without
+// re-rendering; flush makes them visible (bumping the version) and runs
+// on the frame tick, so a streaming block renders at most once per frame.
+type streamText struct {
+	buf     strings.Builder
+	flushed int
+	ver     int
+}
+
+func (s *streamText) write(t string) { s.buf.WriteString(t) }
+
+// set replaces the whole text (the authoritative text of a completed
+// message).
+func (s *streamText) set(t string) {
+	if s.buf.String() == t {
+		s.flush()
+		return
+	}
+	s.buf.Reset()
+	s.buf.WriteString(t)
+	s.flush()
+}
+
+// flush reports whether new text became visible.
+func (s *streamText) flush() bool {
+	if s.buf.Len() == s.flushed {
+		return false
+	}
+	s.flushed = s.buf.Len()
+	s.ver++
+	return true
+}
+
+func (s *streamText) text() string { return s.buf.String()[:s.flushed] }
+
+// assistantItem is the model's answer, rendered as markdown.
+type assistantItem struct {
+	streamText
+	streaming bool
+	note      string // shown under the answer, e.g. "interrupted"
+	prefix    prefixCache
+}
+
+// prefixCache holds the rendered stable prefix of a streaming answer.
+type prefixCache struct {
+	n, width, gen int
+	lines         []string
+}
+
+func (a *assistantItem) version() int { return a.ver }
+func (a *assistantItem) live() bool   { return false }
+
+func (a *assistantItem) render(rc *renderCtx) []string {
+	w := rc.width - 2
+	var lines []string
+	if a.streaming {
+		lines = a.renderStreaming(rc, w)
+	} else {
+		lines = rc.md.render(a.text(), w)
+	}
+	if a.note != "" {
+		lines = append(lines, rc.st.Muted.Render("("+a.note+")"))
+	}
+	for i, l := range lines {
+		p := "  "
+		if i == 0 {
+			p = rc.st.Accent.Render("● ")
+		}
+		lines[i] = p + l
+	}
+	return lines
+}
+
+// renderStreaming renders the stable prefix once (cached) and re-renders
+// only the tail after it.
+func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
+	text := a.text()
+	b := stableBoundary(text)
+	if b <= 0 {
+		return rc.md.render(text, w)
+	}
+	if a.prefix.n != b || a.prefix.width != w || a.prefix.gen != rc.gen || a.prefix.lines == nil {
+		a.prefix = prefixCache{n: b, width: w, gen: rc.gen, lines: rc.md.render(text[:b], w)}
+	}
+	tail := rc.md.render(text[b:], w)
+	out := make([]string, 0, len(a.prefix.lines)+1+len(tail))
+	out = append(out, a.prefix.lines...)
+	if len(tail) > 0 {
+		out = append(out, "")
+		out = append(out, tail...)
+	}
+	return out
+}
+
+// reasoningItem is the model's visible thinking: one line by default,
+// the whole text when reasoning is shown (Ctrl+O).
+type reasoningItem struct {
+	streamText
+	streaming bool
+}
+
+func (r *reasoningItem) version() int { return r.ver }
+func (r *reasoningItem) live() bool   { return false }
+
+func (r *reasoningItem) render(rc *renderCtx) []string {
+	text := strings.TrimSpace(r.text())
+	words := len(strings.Fields(text))
+	label := fmt.Sprintf("thought · %d words", words)
+	if r.streaming {
+		label = fmt.Sprintf("thinking… %d words", words)
+	}
+	if !rc.showReasoning {
+		first, _, _ := strings.Cut(text, "\n")
+		line := "∴ " + label
+		if first != "" {
+			line += " — " + first
+		}
+		return []string{rc.st.Reasoning.Render(ansi.Truncate(line, max(1, rc.width), "…"))}
+	}
+	out := []string{rc.st.Reasoning.Render("∴ " + label + " (ctrl+o hides)")}
+	for _, l := range wrapText(text, rc.width-2) {
+		out = append(out, rc.st.Faint.Render("│ ")+rc.st.Reasoning.Render(l))
+	}
+	return out
+}
+
+// noticeKind picks a notice's glyph and colour.
+type noticeKind int
+
+const (
+	noticeInfo noticeKind = iota
+	noticeMuted
+	noticeOK
+	noticeWarn
+	noticeError
+)
+
+// noticeItem is a line from the screen itself: help, errors, turn
+// summaries, retries and the like.
+type noticeItem struct {
+	kind noticeKind
+	text string
+}
+
+func (n *noticeItem) version() int { return 0 }
+func (n *noticeItem) live() bool   { return false }
+
+func (n *noticeItem) render(rc *renderCtx) []string {
+	glyph, style := "• ", rc.st.Info
+	switch n.kind {
+	case noticeMuted:
+		glyph, style = "· ", rc.st.Muted
+	case noticeOK:
+		glyph, style = "✓ ", rc.st.Success
+	case noticeWarn:
+		glyph, style = "⚠ ", rc.st.Warning
+	case noticeError:
+		glyph, style = "✗ ", rc.st.Error
+	}
+	lines := wrapText(n.text, rc.width-2)
+	for i, l := range lines {
+		p := "  "
+		if i == 0 {
+			p = style.Render(glyph)
+		}
+		lines[i] = p + style.Render(l)
+	}
+	return lines
+}
+
+// wrapText wraps plain text to w columns, keeping its line breaks.
+func wrapText(s string, w int) []string {
+	w = max(1, w)
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", "    ")
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if ansi.StringWidth(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, w, ""), "\n")...)
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"talaria/themes"
+)
+
+// commandResultMsg carries the result of a command callback back to
+// Update; apply runs there, on the UI goroutine.
+type commandResultMsg struct {
+	apply func(m *Model) tea.Cmd
+}
+
+// runCommand executes a slash command.
+func (m *Model) runCommand(name, args string) tea.Cmd {
+	switch name {
+	case "help":
+		m.notice(noticeInfo, m.helpText())
+	case "quit":
+		return m.quit()
+	case "stop":
+		if !m.turn.busy {
+			m.notice(noticeMuted, "no turn is running")
+			return nil
+		}
+		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
+	case "steer", "queue":
+		return m.steerOrQueue(name, args)
+	case "usage":
+		m.notice(noticeInfo, m.usageText())
+	case "theme":
+		m.switchTheme(args)
+	case "copy":
+		return m.copyLastAnswer()
+	case "new", "resume", "sessions", "model", "compress":
+		return m.external(name, args)
+	default:
+		m.notice(noticeWarn, fmt.Sprintf("unknown command /%s · /help lists the commands", name))
+	}
+	return nil
+}
+
+// steerOrQueue runs /steer and /queue. Idle, both simply send the text:
+// a steer with no turn to go into would otherwise be lost.
+func (m *Model) steerOrQueue(name, text string) tea.Cmd {
+	if strings.TrimSpace(text) == "" {
+		m.notice(noticeWarn, "usage: /"+name+" TEXT")
+		return nil
+	}
+	switch {
+	case !m.turn.busy:
+		return m.startTurn(text)
+	case name == "steer":
+		return m.steer(text)
+	default:
+		return m.enqueue(text)
+	}
+}
+
+// switchTheme applies /theme NAME, or lists the themes.
+func (m *Model) switchTheme(name string) {
+	if name == "" {
+		m.notice(noticeInfo, fmt.Sprintf("theme: %s · available: %s, %s", m.look.theme.Name, strings.Join(themes.Names(), ", "), themes.Auto))
+		return
+	}
+	if !themes.Valid(name) {
+		m.notice(noticeWarn, fmt.Sprintf("unknown theme %q · available: %s, %s", name, strings.Join(themes.Names(), ", "), themes.Auto))
+		return
+	}
+	m.look.name = name
+	m.applyTheme()
+	if m.look.noColor {
+		m.notice(noticeMuted, "NO_COLOR is set: the theme has no colours")
+		return
+	}
+	m.notice(noticeMuted, "theme: "+m.look.theme.Name)
+}
+
+// copyLastAnswer copies the last answer with OSC 52.
+func (m *Model) copyLastAnswer() tea.Cmd {
+	text := m.ses.lastAnswer
+	if strings.TrimSpace(text) == "" {
+		m.notice(noticeMuted, "nothing to copy yet")
+		return nil
+	}
+	m.notice(noticeMuted, fmt.Sprintf("copied the last answer (%d characters)", len([]rune(text))))
+	return tea.SetClipboard(text)
+}
+
+// external runs a command that needs a callback from Options.
+func (m *Model) external(name, args string) tea.Cmd {
+	cb := m.opts.Commands
+	available := map[string]bool{
+		"new": cb.New != nil, "resume": cb.Resume != nil, "sessions": cb.Sessions != nil,
+		"model": cb.Model != nil, "compress": cb.Compress != nil,
+	}
+	if !available[name] {
+		m.notice(noticeMuted, "/"+name+" is not available yet")
+		return nil
+	}
+	if m.turn.busy && name != "sessions" {
+		m.notice(noticeWarn, "/"+name+" waits for the turn to end · esc interrupts it")
+		return nil
+	}
+	ctx := m.ctx
+	switch name {
+	case "new":
+		return func() tea.Msg { s, err := cb.New(ctx); return sessionResult(s, err) }
+	case "resume":
+		return func() tea.Msg { s, err := cb.Resume(ctx, args); return sessionResult(s, err) }
+	case "sessions":
+		return func() tea.Msg { list, err := cb.Sessions(ctx); return sessionsResult(list, err) }
+	case "model":
+		return m.switchModel(ctx, args)
+	}
+	return func() tea.Msg {
+		err := cb.Compress(ctx)
+		return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("/compress", err) }}
+	}
+}
+
+// switchModel runs /model.
+func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
+	if spec == "" {
+		m.notice(noticeInfo, fmt.Sprintf("model: %s/%s · /model [provider/]name switches", m.ses.provider, m.ses.model))
+		return nil
+	}
+	cb := m.opts.Commands.Model
+	return func() tea.Msg {
+		p, name, err := cb(ctx, spec)
+		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			if err != nil {
+				return m.reportErr("/model", err)
+			}
+			m.ses.provider, m.ses.model = p, name
+			m.notice(noticeMuted, "model: "+p+"/"+name)
+			m.chromeDirty = true
+			return nil
+		}}
+	}
+}
+
+// sessionResult switches the screen to a new or resumed session.
+func sessionResult(s Session, err error) tea.Msg {
+	return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		if err != nil {
+			return m.reportErr("session", err)
+		}
+		return m.switchSession(s)
+	}}
+}
+
+// sessionsResult lists sessions in the transcript.
+func sessionsResult(list []SessionInfo, err error) tea.Msg {
+	return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		if err != nil {
+			return m.reportErr("/sessions", err)
+		}
+		if len(list) == 0 {
+			m.notice(noticeMuted, "no sessions yet")
+			return nil
+		}
+		var b strings.Builder
+		b.WriteString("sessions · /resume ID continues one")
+		for _, s := range list {
+			fmt.Fprintf(&b, "\n%s  %s  %4d msgs  %s", shortID(s.ID), s.Updated.Format("2006-01-02 15:04"), s.Messages, oneLine(s.Title))
+		}
+		m.notice(noticeInfo, b.String())
+		return nil
+	}}
+}
+
+// handleCommandResult applies a callback's result.
+func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
+	if msg.apply == nil {
+		return nil
+	}
+	return msg.apply(m)
+}
+
+// reportErr shows a failed command.
+func (m *Model) reportErr(what string, err error) tea.Cmd {
+	if err != nil {
+		m.notice(noticeError, what+": "+err.Error())
+	}
+	return nil
+}
+
+// switchSession replaces the agent, the event channel and the transcript.
+func (m *Model) switchSession(s Session) tea.Cmd {
+	if s.Agent != nil {
+		m.agent = s.Agent
+	}
+	var cmd tea.Cmd
+	if s.Events != nil {
+		m.events = s.Events
+		m.evGen++
+		cmd = waitEvents(m.events, m.evGen)
+	}
+	m.ses = sessionInfo{provider: or(s.Provider, m.ses.provider), model: or(s.Model, m.ses.model), cwd: m.ses.cwd, id: s.ID}
+	m.turn = turnState{seq: m.turn.seq}
+	m.beginLive()
+	m.live.phase = phaseIdle
+	m.tr.reset()
+	m.loadHistory(s.History)
+	if len(s.History) == 0 {
+		m.notice(noticeMuted, "new session "+shortID(s.ID))
+	}
+	m.trDirty, m.chromeDirty = true, true
+	return cmd
+}
+
+// or returns a unless it is empty.
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// helpText lists the keys and the commands.
+func (m *Model) helpText() string {
+	var b strings.Builder
+	b.WriteString("keys")
+	for _, k := range m.keys.help() {
+		h := k.Help()
+		fmt.Fprintf(&b, "\n  %-20s %s", h.Key, h.Desc)
+	}
+	b.WriteString("\ncommands")
+	for _, c := range commandList() {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		fmt.Fprintf(&b, "\n  %-20s %s", name, c.desc)
+	}
+	fmt.Fprintf(&b, "\nwhile a turn runs, enter does: %s", or(m.opts.BusyInputMode, BusySteer))
+	return b.String()
+}
+
+// usageText sums the session's token use.
+func (m *Model) usageText() string {
+	u := m.ses.usage
+	u.Add(m.ses.turnUsage)
+	s := fmt.Sprintf("usage · input %s · output %s · cache read %s · cache write %s",
+		fmtTokens(u.InputTokens), fmtTokens(u.OutputTokens), fmtTokens(u.CacheReadTokens), fmtTokens(u.CacheWriteTokens))
+	if u.ReasoningTokens > 0 {
+		s += " · reasoning " + fmtTokens(u.ReasoningTokens)
+	}
+	if pct, ok := m.contextPercent(); ok {
+		s += fmt.Sprintf(" · context %d%% of %s", pct, fmtTokens(m.opts.ContextLength))
+	}
+	return s
+}

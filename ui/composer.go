@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"talaria/themes"
+)
+
+// Long pastes are collapsed to a placeholder above these sizes.
+const (
+	pasteMaxLines = 10
+	pasteMaxChars = 1000
+)
+
+// composerMaxRows is how tall the input grows before it scrolls.
+const composerMaxRows = 8
+
+// composer is the input box: an editor plus input history and collapsed
+// pastes.
+type composer struct {
+	ed      editor
+	history []string
+	histIdx int    // len(history) while editing a fresh draft
+	draft   string // the draft saved while browsing history
+	pastes  []paste
+}
+
+// paste is a long paste shown as its label and sent as its text.
+type paste struct {
+	label string
+	text  string
+}
+
+// newComposer builds an empty composer.
+func newComposer() composer {
+	ed := newEditor(composerMaxRows)
+	ed.placeholder = "Ask anything · / for commands · shift+enter or ctrl+j for a newline"
+	return composer{ed: ed}
+}
+
+// setStyles colours the editor from the theme.
+func (c *composer) setStyles(st themes.Styles, _ bool) {
+	c.ed.text, c.ed.hint = st.Text, st.Placeholder
+}
+
+// setWidth fits the editor inside the composer box (border and padding
+// take four columns).
+func (c *composer) setWidth(w int) { c.ed.setWidth(max(4, w-4)) }
+
+// update passes a key or a paste to the editor.
+func (c *composer) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		c.ed.update(msg)
+	case tea.PasteMsg:
+		c.ed.insert(msg.Content)
+	}
+	return nil
+}
+
+// value returns the raw text, placeholders included.
+func (c *composer) value() string { return c.ed.value() }
+
+// expanded returns the text to send: each paste placeholder still present
+// is replaced by its pasted text.
+func (c *composer) expanded() string {
+	v := c.ed.value()
+	for _, p := range c.pastes {
+		v = strings.Replace(v, p.label, p.text, 1)
+	}
+	return v
+}
+
+// insertPaste inserts a placeholder for a long paste.
+func (c *composer) insertPaste(text string) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	label := fmt.Sprintf("[pasted %d lines]", n)
+	for i := 2; strings.Contains(c.ed.value(), label); i++ {
+		label = fmt.Sprintf("[pasted %d lines #%d]", n, i)
+	}
+	c.pastes = append(c.pastes, paste{label: label, text: text})
+	c.ed.insert(label)
+}
+
+// isLongPaste reports whether a paste is collapsed to a placeholder.
+func isLongPaste(s string) bool {
+	return len(s) > pasteMaxChars || strings.Count(strings.TrimRight(s, "\n"), "\n")+1 > pasteMaxLines
+}
+
+// commit records sent text in the history and empties the input.
+func (c *composer) commit(text string) {
+	if n := len(c.history); n == 0 || c.history[n-1] != text {
+		c.history = append(c.history, text)
+	}
+	c.clear()
+}
+
+// clear empties the input and forgets pastes and history browsing.
+func (c *composer) clear() {
+	c.ed.setValue("")
+	c.pastes = nil
+	c.histIdx = len(c.history)
+	c.draft = ""
+}
+
+// setText replaces the input, cursor at the end.
+func (c *composer) setText(s string) {
+	c.ed.setValue(s)
+}
+
+// historyPrev recalls the previous sent input, saving the draft first.
+func (c *composer) historyPrev() {
+	if c.histIdx == 0 || len(c.history) == 0 {
+		return
+	}
+	if c.histIdx >= len(c.history) {
+		c.histIdx = len(c.history)
+		c.draft = c.ed.value()
+	}
+	c.histIdx--
+	c.setText(c.history[c.histIdx])
+}
+
+// historyNext moves forward in history, back to the draft at the end.
+func (c *composer) historyNext() {
+	if c.histIdx >= len(c.history) {
+		return
+	}
+	c.histIdx++
+	if c.histIdx == len(c.history) {
+		c.setText(c.draft)
+		return
+	}
+	c.setText(c.history[c.histIdx])
+}
+
+// onFirstLine reports whether the cursor is on the input's first row.
+func (c *composer) onFirstLine() bool { return c.ed.onFirstRow() }
+
+// onLastLine reports whether the cursor is on the input's last row.
+func (c *composer) onLastLine() bool { return c.ed.onLastRow() }
+
+// cursor is the cursor position inside the editor's view.
+func (c *composer) cursor() (x, y int) { return c.ed.cursor() }
+
+// view renders the editor.
+func (c *composer) view() string { return c.ed.view() }

@@ -1,0 +1,469 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"talaria/loop"
+	"talaria/providers"
+)
+
+// turnStarted is a turn.started for turn n that the screen did not send.
+func turnStarted(n int, input string) *loop.TurnStarted {
+	return &loop.TurnStarted{Header: hdr(loop.TypeTurnStarted, n, 0), Input: input}
+}
+
+func TestBudgetGauge(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.IterationStarted{Header: hdr(loop.TypeIterationStarted, 1, 0), Iteration: 3, BudgetUsed: 45, BudgetMax: 90},
+		&loop.BudgetRefunded{Header: hdr(loop.TypeBudgetRefunded, 1, 0), Reason: "empty_response"},
+		&loop.BudgetRefunded{Header: hdr(loop.TypeBudgetRefunded, 1, 0), Reason: "empty_response"},
+	)
+	b := h.m.live.budget
+	if b.used != 45 || b.max != 90 || b.iteration != 3 || b.refunds != 2 {
+		t.Errorf("budget = %+v", b)
+	}
+	contains(t, h.screen(), "budget ██████████░░░░░░░░░░ 45/90 iterations · 2 refunds")
+}
+
+func TestRetryCountdown(t *testing.T) {
+	h := newHarness(t)
+	h.agent.block = make(chan struct{})
+	h.typeText("go")
+	h.key("enter")
+	h.events(turnStarted(1, "go"),
+		&loop.RetryScheduled{Header: hdr(loop.TypeRetryScheduled, 1, time.Second), Attempt: 2, MaxAttempts: 4, DelayMS: 5000, Reason: "rate_limit", Status: 429, Message: "slow down"},
+	)
+	h.send(frameMsg{})
+	contains(t, h.screen(), "⟳ rate_limit (429) · attempt 2/4 · retrying in 6.0s · esc to cancel", "slow down")
+	h.clk.advance(4500 * time.Millisecond)
+	h.send(frameMsg{})
+	contains(t, h.screen(), "retrying in 1.5s")
+	h.clk.advance(2 * time.Second)
+	h.send(frameMsg{})
+	contains(t, h.screen(), "retrying now")
+	h.key("esc")
+	wantCalls(t, h, "run:go", "interrupt")
+	h.events(&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 8*time.Second), Text: "hi"})
+	if h.m.live.retry != nil || strings.Contains(h.screen(), "⟳") {
+		t.Error("retry pane not cleared by the next delta")
+	}
+}
+
+func TestToolLanes(t *testing.T) {
+	h := newHarness(t)
+	h.size(100, 40)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolsPlanned{Header: hdr(loop.TypeToolsPlanned, 1, 0), Segments: []loop.PlannedSegment{
+			{Mode: "parallel", Calls: []loop.ToolCallInfo{{ID: "a", Name: "read_file"}, {ID: "b", Name: "read_file"}}},
+			{Mode: "sequential", Calls: []loop.ToolCallInfo{{ID: "c", Name: "terminal"}}},
+		}},
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, time.Second), ID: "a", Name: "read_file", Arguments: `{"path":"a.go"}`},
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, time.Second), ID: "b", Name: "read_file", Arguments: `{"path":"b.go"}`},
+	)
+	h.clk.advance(3 * time.Second)
+	h.send(frameMsg{})
+	s := h.screen()
+	contains(t, s, "⚙ 3 tool calls · 2 segments", "⇉ segment 1/2 · parallel", "→ segment 2/2 · sequential",
+		"read_file a.go", "2.0s", "· terminal", "queued", "running tools 0/3")
+	h.events(
+		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, 3*time.Second), ID: "a", Name: "read_file", OK: true, DurationMS: 1200, Output: "package a"},
+		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, 3*time.Second), ID: "b", Name: "read_file", OK: false, DurationMS: 300, Output: "no such file"},
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 3*time.Second), ID: "c", Name: "terminal", Arguments: `{"command":"go test ./..."}`},
+		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, 4*time.Second), ID: "c", Name: "terminal", Cancelled: true},
+	)
+	s = h.screen()
+	contains(t, s, "✓ read_file a.go", "1.2s", "│ package a", "✗ read_file b.go", "failed · 300ms", "│ no such file",
+		"⊘ terminal go test ./...", "cancelled", "running tools 3/3")
+}
+
+func TestToolWithoutPlanGetsACard(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "x", Name: "patch", Arguments: `{"path":"main.go"}`},
+		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, time.Second), ID: "x", Name: "patch", OK: true, DurationMS: 50,
+			Output: "--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-old\n+new"},
+	)
+	contains(t, h.screen(), "✓ patch main.go", "│ @@ -1 +1 @@", "│ -old", "│ +new")
+}
+
+func TestUnfinishedToolsCancelledAtTurnEnd(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "x", Name: "terminal", Arguments: `{"command":"sleep 100"}`},
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: "interrupted_by_user", Explanation: "Stopped by Esc."},
+	)
+	contains(t, h.screen(), "⊘ terminal sleep 100", "interrupted (interrupted_by_user) — Stopped by Esc.")
+	if h.m.turn.busy {
+		t.Error("turn started by the agent should end at turn.finished")
+	}
+}
+
+func TestGuardrailPane(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.Guardrail{Header: hdr(loop.TypeGuardrail, 1, 0), Action: "warn", Code: "exact_failure", Tool: "terminal", Count: 2, Message: "same failure twice"},
+	)
+	contains(t, h.screen(), "⚠ guardrail warn · terminal · exact_failure ×2 — same failure twice")
+	h.events(&loop.Guardrail{Header: hdr(loop.TypeGuardrail, 1, 0), Action: "halt", Code: "exact_failure", Tool: "terminal", Count: 5, Message: "stopping"})
+	contains(t, h.screen(), "guardrail halted the turn: stopping (exact_failure ×5)")
+	for i := 0; i < 4; i++ {
+		h.events(&loop.Guardrail{Header: hdr(loop.TypeGuardrail, 1, 0), Action: "warn", Code: "c", Tool: "t", Count: i})
+	}
+	if len(h.m.live.guards) != 3 {
+		t.Errorf("guardrail pane keeps %d entries, want the last 3", len(h.m.live.guards))
+	}
+	h.events(&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: "guardrail_halt"})
+	if len(h.m.live.guards) != 0 {
+		t.Error("guardrail pane not cleared when the turn ended")
+	}
+}
+
+func TestSteerPendingThenDelivered(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.typeText("use tabs")
+	h.key("enter")
+	h.events(turnStarted(1, "first"), &loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), Text: "use tabs"})
+	if len(h.m.turn.pendingSteers) != 1 {
+		t.Fatalf("pending steers = %q, want one (no duplicate from steer.queued)", h.m.turn.pendingSteers)
+	}
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), Text: "from elsewhere"})
+	contains(t, h.screen(), "↳ steer · after the next tool call: use tabs", "↳ steer · after the next tool call: from elsewhere")
+	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "use tabs\nfrom elsewhere", Iteration: 2})
+	if len(h.m.turn.pendingSteers) != 0 {
+		t.Errorf("pending after delivery: %q", h.m.turn.pendingSteers)
+	}
+	s := h.screen()
+	contains(t, s, "↳ steer: use tabs")
+	if strings.Contains(s, "after the next tool call") {
+		t.Error("delivered steer still in the pending pane")
+	}
+}
+
+func TestPendingSteerBecomesNextMessage(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.events(turnStarted(1, "first"))
+	h.endTurn(1, "and add a test")
+	wantCalls(t, h, "run:first", "run:and add a test")
+	contains(t, h.screen(), "› and add a test")
+}
+
+func TestRunReturnsBeforeTurnFinished(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.m.turn.queue = []string{"next"}
+	msgs := h.send(runDoneMsg{seq: h.m.turn.seq})
+	if !h.m.turn.busy {
+		t.Fatal("went idle before turn.finished")
+	}
+	_ = msgs // a grace tick, abandoned by the harness
+	h.settle(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 0, 0), ExitReason: "x", Completed: true, PendingSteer: "steer back"},
+	}})
+	wantCalls(t, h, "run:first", "run:steer back")
+	if len(h.m.turn.queue) != 1 {
+		t.Errorf("queue should wait for the steer's turn: %q", h.m.turn.queue)
+	}
+}
+
+func TestGraceSettlesTurnWithoutFinishedEvent(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	seq := h.m.turn.seq
+	h.send(runDoneMsg{seq: seq})
+	h.send(graceMsg{seq: seq})
+	if h.m.turn.busy {
+		t.Error("grace period did not settle the turn")
+	}
+}
+
+func TestRunErrorShown(t *testing.T) {
+	h := newHarness(t)
+	h.agent.runErr = errString("agent busy")
+	h.typeText("go")
+	h.settle(keyMsg("enter"))
+	if h.m.turn.busy {
+		t.Error("still busy after Run failed")
+	}
+	contains(t, h.screen(), "The turn failed: agent busy")
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestOldTurnEventsIgnored(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "one"), turnStarted(2, "two"))
+	before := h.m.tr.len()
+	h.events(
+		&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: "late"},
+		&loop.ToolsPlanned{Header: hdr(loop.TypeToolsPlanned, 1, 0), Segments: []loop.PlannedSegment{{Mode: "parallel"}}},
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: "interrupted_by_user"},
+	)
+	if h.m.tr.len() != before || h.m.live.stream != nil || !h.m.turn.busy {
+		t.Errorf("events of turn 1 changed turn 2's screen (items %d→%d, busy %v)", before, h.m.tr.len(), h.m.turn.busy)
+	}
+	h.events(&loop.SessionStarted{Header: hdr(loop.TypeSessionStarted, 0, 0), Provider: "anthropic", Model: "claude", Cwd: "/x"})
+	if h.m.ses.provider != "anthropic" {
+		t.Error("turn-0 events must always apply")
+	}
+}
+
+func TestStreamingFlushesOnFrame(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"))
+	h.events(&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: "Hello "})
+	h.events(&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: "world"})
+	if strings.Contains(h.screen(), "Hello") {
+		t.Error("deltas rendered before the frame tick")
+	}
+	h.send(frameMsg{})
+	contains(t, h.screen(), "● Hello world")
+	h.events(&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "Hello **world**!",
+		Usage: providers.Usage{InputTokens: 1000, CacheReadTokens: 500, OutputTokens: 20}})
+	contains(t, h.screen(), "● Hello world!")
+	if h.m.ses.lastAnswer != "Hello **world**!" {
+		t.Errorf("last answer = %q", h.m.ses.lastAnswer)
+	}
+	contains(t, h.m.statusView, "↑1.5k ↓20", "ctx 1%")
+}
+
+func TestEmptyAnswerWithToolsLeavesNoBlock(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: " "},
+		&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), ToolCalls: []loop.ToolCallInfo{{ID: "a", Name: "read_file"}}},
+	)
+	for _, e := range h.m.tr.entries {
+		if _, ok := e.it.(*assistantItem); ok {
+			t.Error("an empty answer block stayed in the transcript")
+		}
+	}
+}
+
+func TestFallbackIndicator(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.FallbackActivated{Header: hdr(loop.TypeFallbackActivated, 1, 0),
+			From: loop.Backend{Provider: "openai", Model: "gpt-4.1"}, To: loop.Backend{Provider: "anthropic", Model: "claude-sonnet-4-5"}, Reason: "overloaded"},
+		&loop.CredentialRotated{Header: hdr(loop.TypeCredentialRotated, 1, 0), Provider: "openai", Reason: "rate_limit"},
+	)
+	contains(t, h.m.statusView, "anthropic/claude-sonnet-4-5", "⇄ fallback")
+	contains(t, h.screen(), "fallback: openai/gpt-4.1 → anthropic/claude-sonnet-4-5 (overloaded)", "credential rotated for openai (rate_limit)")
+	h.events(&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), Completed: true}, turnStarted(2, "again"))
+	if strings.Contains(h.m.statusView, "fallback") {
+		t.Error("fallback marker survived into the next turn")
+	}
+}
+
+func TestUsageSettlesAtTurnEnd(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"),
+		&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "a", Usage: providers.Usage{InputTokens: 100, OutputTokens: 10}},
+		&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "b", Usage: providers.Usage{InputTokens: 200, OutputTokens: 20}},
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), Completed: true, APICalls: 2, Usage: providers.Usage{InputTokens: 300, OutputTokens: 30}},
+	)
+	if u := h.m.ses.usage; u.InputTokens != 300 || u.OutputTokens != 30 {
+		t.Errorf("usage = %+v, want the turn's total once", u)
+	}
+	contains(t, h.screen(), "done · 2 API calls")
+}
+
+func TestCompressionNotice(t *testing.T) {
+	h := newHarness(t)
+	h.events(&loop.Compression{Header: hdr(loop.TypeCompression, 1, 0), Pass: 1, TokensBefore: 90000, TokensAfter: 30000})
+	contains(t, h.screen(), "context compressed (pass 1): 90.0k → 30.0k tokens")
+	contains(t, h.m.statusView, "ctx 23%")
+}
+
+func TestTurnStartedByAgentShowsInput(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "queued elsewhere"))
+	contains(t, h.screen(), "› queued elsewhere")
+	if !h.m.turn.busy {
+		t.Error("turn.started did not make the screen busy")
+	}
+}
+
+func TestWaitEventsDrainsInBatches(t *testing.T) {
+	ch := make(chan loop.Event, 10)
+	for i := range 3 {
+		ch <- &loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: string(rune('a' + i))}
+	}
+	msg := waitEvents(ch, 7)().(eventsMsg)
+	if msg.gen != 7 || len(msg.evs) != 3 || msg.closed {
+		t.Fatalf("batch = gen %d, %d events, closed %v", msg.gen, len(msg.evs), msg.closed)
+	}
+	close(ch)
+	if msg := waitEvents(ch, 7)().(eventsMsg); !msg.closed {
+		t.Error("closed channel not reported")
+	}
+	if waitEvents(nil, 0) != nil {
+		t.Error("nil channel should give no command")
+	}
+}
+
+func TestEventsRearmAndStaleGeneration(t *testing.T) {
+	h := newHarness(t)
+	ch := make(chan loop.Event, 1)
+	h.m.events = ch
+	_, cmd := h.m.Update(eventsMsg{gen: h.m.evGen, evs: []loop.Event{turnStarted(1, "x")}})
+	if cmd == nil {
+		t.Fatal("no re-armed wait after a batch")
+	}
+	ch <- turnStarted(2, "y")
+	found := false
+	for _, msg := range execCmd(cmd) {
+		if em, ok := msg.(eventsMsg); ok && len(em.evs) == 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("re-armed wait did not deliver the next event")
+	}
+	h.send(eventsMsg{gen: h.m.evGen + 1, evs: []loop.Event{turnStarted(9, "stale")}})
+	if h.m.turn.number == 9 {
+		t.Error("a batch from a replaced channel was applied")
+	}
+}
+
+func TestResumedHistory(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.History = []providers.Message{
+			{Role: providers.RoleSystem, Content: "system prompt"},
+			{Role: providers.RoleUser, Content: "list files"},
+			{Role: providers.RoleAssistant, Reasoning: "use search", ToolCalls: []providers.ToolCall{{ID: "1", Name: "search_files", Arguments: `{"pattern":"*.go","target":"files"}`}}},
+			{Role: providers.RoleTool, ToolCallID: "1", Content: "main.go\nui.go"},
+			{Role: providers.RoleAssistant, Content: "Two files."},
+		}
+	})
+	h.size(80, 30)
+	s := h.screen()
+	contains(t, s, "› list files", "∴ thought · 2 words", "✓ search_files *.go", "done", "│ main.go", "● Two files.", "resumed session · 5 messages")
+	if strings.Contains(s, "system prompt") {
+		t.Error("system prompt shown")
+	}
+	h.key("up")
+	if h.m.comp.value() != "list files" {
+		t.Errorf("history not seeded from the resumed session: %q", h.m.comp.value())
+	}
+}
+
+func TestNoAgent(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Agent = nil })
+	contains(t, h.screen(), "No agent is configured")
+	h.typeText("hi")
+	h.key("enter")
+	if h.m.turn.busy {
+		t.Error("busy without an agent")
+	}
+}
+
+func TestBackgroundColourPicksTheme(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.NoColor = false })
+	if h.m.look.theme.Name != "dark" {
+		t.Fatalf("default theme = %s, want dark before the terminal answers", h.m.look.theme.Name)
+	}
+	h.send(tea.BackgroundColorMsg{Color: lightGrey{}})
+	if h.m.look.theme.Name != "light" {
+		t.Errorf("light background gave theme %s", h.m.look.theme.Name)
+	}
+	h2 := newHarness(t, func(o *Options) { o.NoColor = false; o.Theme = "solarized" })
+	h2.send(tea.BackgroundColorMsg{Color: lightGrey{}})
+	if h2.m.look.theme.Name != "solarized" {
+		t.Errorf("an explicit theme must not follow the background, got %s", h2.m.look.theme.Name)
+	}
+}
+
+type lightGrey struct{}
+
+func (lightGrey) RGBA() (r, g, b, a uint32) { return 0xeeee, 0xeeee, 0xeeee, 0xffff }
+
+// busyOnce reports loop.ErrBusy on its first Run, like an agent that has
+// emitted turn.finished but not yet returned.
+type busyOnce struct {
+	fakeAgent
+	n int
+}
+
+func (b *busyOnce) Run(ctx context.Context, input string) error {
+	b.n++
+	if b.n == 1 {
+		return loop.ErrBusy
+	}
+	return b.fakeAgent.Run(ctx, input)
+}
+
+func TestRunRetriesWhileAgentBusy(t *testing.T) {
+	a := &busyOnce{}
+	h := newHarness(t, func(o *Options) { o.Agent = a })
+	h.typeText("go")
+	_, cmd := h.m.Update(keyMsg("enter"))
+	done := false
+	for _, msg := range execCmdWait(cmd, time.Second) {
+		if rd, ok := msg.(runDoneMsg); ok {
+			done = rd.err == nil
+		}
+	}
+	if !done || a.n != 2 {
+		t.Errorf("ErrBusy not retried: runs %d, done %v", a.n, done)
+	}
+}
+
+func TestUpdateNeverCallsTheAgent(t *testing.T) {
+	h := newHarness(t)
+	h.agent.block = make(chan struct{})
+	h.typeText("go")
+	h.m.Update(keyMsg("enter")) // commands deliberately not run
+	h.typeText("steer me")
+	h.m.Update(keyMsg("enter"))
+	h.m.Update(keyMsg("esc"))
+	h.m.Update(keyMsg("ctrl+c"))
+	if got := h.agent.got(); len(got) != 0 {
+		t.Errorf("Update called the agent synchronously: %q", got)
+	}
+}
+
+func TestFrameFillsTheScreenExactly(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {40, 12}, {30, 8}} {
+		h := goldenScene(t, sz[0])
+		h.size(sz[0], sz[1])
+		h.typeText("/")
+		lines := strings.Split(h.m.View().Content, "\n")
+		if len(lines) != sz[1] {
+			t.Errorf("%dx%d: frame has %d lines", sz[0], sz[1], len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > sz[0] {
+				t.Errorf("%dx%d: line %d is %d wide: %q", sz[0], sz[1], i, w, ansi.Strip(l))
+			}
+		}
+	}
+}
+
+func TestEventChannel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, sink := EventChannel(ctx, 1)
+	sink(turnStarted(1, "a"))
+	if ev := <-ch; ev.Meta().Turn != 1 {
+		t.Errorf("got %v", ev)
+	}
+	sink(turnStarted(2, "b")) // fills the buffer
+	cancel()
+	done := make(chan struct{})
+	go func() { sink(turnStarted(3, "c")); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("sink blocked after the screen went away")
+	}
+}

@@ -1,0 +1,276 @@
+package ui
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"talaria/loop"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// t0 is the fixed start time of every test clock.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeAgent records the calls the screen makes.
+type fakeAgent struct {
+	mu     sync.Mutex
+	calls  []string
+	block  chan struct{} // when set, Run waits for it (or ctx) to close
+	runErr error
+}
+
+func (f *fakeAgent) record(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+}
+
+func (f *fakeAgent) Run(ctx context.Context, input string) error {
+	f.record("run:" + input)
+	if f.block != nil {
+		select {
+		case <-f.block:
+		case <-ctx.Done():
+		}
+	}
+	return f.runErr
+}
+
+func (f *fakeAgent) Steer(text string) { f.record("steer:" + text) }
+func (f *fakeAgent) Interrupt()        { f.record("interrupt") }
+
+func (f *fakeAgent) got() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// harness bundles a model with its fakes.
+type harness struct {
+	t     testing.TB
+	m     *Model
+	agent *fakeAgent
+	clk   *clock
+}
+
+// newHarness builds a colourless 80×24 model with a fake agent and clock.
+func newHarness(t testing.TB, mutate ...func(*Options)) *harness {
+	t.Helper()
+	h := &harness{t: t, agent: &fakeAgent{}, clk: &clock{now: t0}}
+	opts := Options{
+		Agent: h.agent, Provider: "openai", Model: "gpt-4.1", Cwd: "/work/repo",
+		SessionID: "0a1b2c3d4e5f", NoColor: true, MaxIterations: 90, ContextLength: 128000,
+		Now: h.clk.Now,
+	}
+	for _, f := range mutate {
+		f(&opts)
+	}
+	h.m = New(opts)
+	t.Cleanup(h.m.shutdown) // releases fake Runs blocked on the context
+	h.size(80, 24)
+	return h
+}
+
+// send runs one message through Update and executes the commands it
+// returns (without feeding their results back).
+func (h *harness) send(msg tea.Msg) []tea.Msg {
+	_, cmd := h.m.Update(msg)
+	return execCmd(cmd)
+}
+
+// settle sends msg and feeds back the results of its commands, except
+// ticks and waits that do not finish at once.
+func (h *harness) settle(msg tea.Msg) {
+	queue := []tea.Msg{msg}
+	for i := 0; len(queue) > 0 && i < 50; i++ {
+		next := queue[0]
+		queue = queue[1:]
+		queue = append(queue, h.send(next)...)
+	}
+}
+
+func (h *harness) size(w, hgt int) { h.send(tea.WindowSizeMsg{Width: w, Height: hgt}) }
+
+// key presses a named key ("enter", "ctrl+c", "tab", ...).
+func (h *harness) key(name string) []tea.Msg { return h.send(keyMsg(name)) }
+
+// typeText types text into the composer.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// events applies events as one batch from the channel.
+func (h *harness) events(evs ...loop.Event) []tea.Msg {
+	return h.send(eventsMsg{gen: h.m.evGen, evs: evs, closed: true})
+}
+
+// screen returns the whole frame without escape codes.
+func (h *harness) screen() string { return plain(h.m.View().Content) }
+
+// keyMsg builds a key press from its name.
+func keyMsg(name string) tea.KeyPressMsg {
+	var k tea.Key
+	parts := strings.Split(name, "+")
+	for _, p := range parts[:len(parts)-1] {
+		switch p {
+		case "ctrl":
+			k.Mod |= tea.ModCtrl
+		case "alt":
+			k.Mod |= tea.ModAlt
+		case "shift":
+			k.Mod |= tea.ModShift
+		}
+	}
+	switch last := parts[len(parts)-1]; last {
+	case "enter":
+		k.Code = tea.KeyEnter
+	case "tab":
+		k.Code = tea.KeyTab
+	case "esc":
+		k.Code = tea.KeyEscape
+	case "up":
+		k.Code = tea.KeyUp
+	case "down":
+		k.Code = tea.KeyDown
+	case "pgup":
+		k.Code = tea.KeyPgUp
+	case "pgdown":
+		k.Code = tea.KeyPgDown
+	case "backspace":
+		k.Code = tea.KeyBackspace
+	case "left":
+		k.Code = tea.KeyLeft
+	case "right":
+		k.Code = tea.KeyRight
+	case "space":
+		k.Code, k.Text = tea.KeySpace, " "
+	default:
+		k.Code = []rune(last)[0]
+		if k.Mod == 0 {
+			k.Text = last
+		}
+	}
+	return tea.KeyPressMsg(k)
+}
+
+// execCmd runs a command tree the way the runtime would (batches
+// concurrently) and returns the messages that arrive within a short wait.
+// Ticks and blocking waits are abandoned.
+func execCmd(cmd tea.Cmd) []tea.Msg { return execCmdWait(cmd, 40*time.Millisecond) }
+
+// execCmdWait is execCmd with a chosen wait per command.
+func execCmdWait(cmd tea.Cmd, wait time.Duration) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	out := make(chan tea.Msg, 1)
+	go func() { out <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-out:
+	case <-time.After(wait):
+		return nil
+	}
+	b, ok := msg.(tea.BatchMsg)
+	if !ok {
+		if msg == nil {
+			return nil
+		}
+		return []tea.Msg{msg}
+	}
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		all []tea.Msg
+	)
+	for _, c := range b {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := execCmdWait(c, wait)
+			mu.Lock()
+			all = append(all, got...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return all
+}
+
+// hdr builds an event header for turn n at t0+offset.
+func hdr(typ string, turn int, offset time.Duration) loop.Header {
+	return loop.Header{Type: typ, SessionID: "0a1b2c3d4e5f", TS: loop.Timestamp(t0.Add(offset)), Turn: turn}
+}
+
+// plain strips escape codes and trailing spaces from every line.
+func plain(s string) string {
+	lines := strings.Split(ansi.Strip(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// golden compares got (escape codes stripped) with
+// testdata/<test name>.golden; -update rewrites it.
+func golden(t *testing.T, got string) {
+	t.Helper()
+	got = plain(got)
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run go test ./ui -run %s -update): %v", path, t.Name(), err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (rerun with -update if intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// contains fails unless s contains every part.
+func contains(t *testing.T, s string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			t.Errorf("missing %q in:\n%s", p, s)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// keyMap holds the screen's own bindings. Everything else goes to the
+// composer's textarea.
+type keyMap struct {
+	Send          key.Binding
+	Newline       key.Binding
+	Tab           key.Binding
+	Esc           key.Binding
+	CtrlC         key.Binding
+	Up            key.Binding
+	Down          key.Binding
+	PageUp        key.Binding
+	PageDown      key.Binding
+	ToggleThought key.Binding
+	ToggleMouse   key.Binding
+}
+
+// defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
+// two toggles.
+func defaultKeyMap() keyMap {
+	return keyMap{
+		Send:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send · steer while busy")),
+		Newline:       key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"), key.WithHelp("shift+enter/ctrl+j", "newline")),
+		Tab:           key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete · queue while busy")),
+		Esc:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "interrupt · clear input")),
+		CtrlC:         key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "interrupt · clear · twice quits")),
+		Up:            key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "input history")),
+		Down:          key.NewBinding(key.WithKeys("down")),
+		PageUp:        key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll transcript")),
+		PageDown:      key.NewBinding(key.WithKeys("pgdown")),
+		ToggleThought: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "show/hide reasoning")),
+		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
+	}
+}
+
+// help returns the bindings in the order /help lists them.
+func (k keyMap) help() []key.Binding {
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse}
+}
+
+// handleKey routes a key press: the screen's bindings first, the composer
+// otherwise.
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if !key.Matches(msg, k.CtrlC) {
+		m.ui.lastCtrlC = time.Time{}
+	}
+	switch {
+	case key.Matches(msg, k.CtrlC):
+		return m.handleCtrlC()
+	case key.Matches(msg, k.Esc):
+		return m.handleEsc()
+	case key.Matches(msg, k.Send):
+		return m.submit()
+	case key.Matches(msg, k.Tab):
+		return m.handleTab()
+	case key.Matches(msg, k.PageUp), key.Matches(msg, k.PageDown):
+		return m.handlePage(key.Matches(msg, k.PageUp))
+	case key.Matches(msg, k.Up), key.Matches(msg, k.Down):
+		return m.handleUpDown(msg, key.Matches(msg, k.Up))
+	case key.Matches(msg, k.ToggleThought):
+		return m.toggleReasoning()
+	case key.Matches(msg, k.ToggleMouse):
+		return m.toggleMouse()
+	}
+	return m.editInput(msg)
+}
+
+// editInput passes a key to the textarea and refreshes what depends on the
+// input (completion popup, composer height).
+func (m *Model) editInput(msg tea.Msg) tea.Cmd {
+	cmd := m.comp.update(msg)
+	m.ui.popupClosed = false
+	m.inputDirty = true
+	return cmd
+}
+
+// handleTab completes a command name being typed; otherwise, while busy,
+// it queues the input for the next turn.
+func (m *Model) handleTab() tea.Cmd {
+	if m.turn.busy && !m.popupOpen() {
+		text := m.comp.expanded()
+		if text == "" {
+			return nil
+		}
+		m.comp.commit(text)
+		cmd := m.enqueue(text)
+		return tea.Batch(cmd, m.setHint("queued for the next turn", 2*time.Second))
+	}
+	m.complete()
+	return nil
+}
+
+// handleUpDown moves in the completion popup, or through input history when
+// the cursor is on the first (Up) or last (Down) line.
+func (m *Model) handleUpDown(msg tea.KeyPressMsg, up bool) tea.Cmd {
+	if m.popupOpen() {
+		m.movePopup(up)
+		return nil
+	}
+	if up && m.comp.onFirstLine() {
+		m.comp.historyPrev()
+		m.chromeDirty = true
+		return nil
+	}
+	if !up && m.comp.onLastLine() {
+		m.comp.historyNext()
+		m.chromeDirty = true
+		return nil
+	}
+	return m.editInput(msg)
+}
+
+// handlePage scrolls the transcript by a page.
+func (m *Model) handlePage(up bool) tea.Cmd {
+	n := max(1, m.tr.height-2)
+	if up {
+		m.tr.scrollUp(n, m.renderCtx())
+	} else {
+		m.tr.scrollDown(n, m.renderCtx())
+	}
+	m.trDirty, m.chromeDirty = true, true
+	return nil
+}
+
+// handleWheel scrolls the transcript with the mouse wheel.
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) tea.Cmd {
+	const step = 3
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		m.tr.scrollUp(step, m.renderCtx())
+	case tea.MouseWheelDown:
+		m.tr.scrollDown(step, m.renderCtx())
+	default:
+		return nil
+	}
+	m.trDirty, m.chromeDirty = true, true
+	return nil
+}
+
+// toggleReasoning expands or collapses every reasoning block.
+func (m *Model) toggleReasoning() tea.Cmd {
+	m.ui.showReasoning = !m.ui.showReasoning
+	m.look.gen++
+	m.trDirty = true
+	return nil
+}
+
+// toggleMouse turns mouse capture off (so the terminal can select text)
+// or back on (wheel scrolling).
+func (m *Model) toggleMouse() tea.Cmd {
+	m.ui.mouse = !m.ui.mouse
+	m.chromeDirty = true
+	if m.ui.mouse {
+		return m.setHint("mouse capture on: wheel scrolls", 3*time.Second)
+	}
+	return m.setHint("mouse capture off: select text freely · ctrl+s turns it back on", 4*time.Second)
+}
+
+// handlePaste collapses long pastes into a placeholder; the text is sent
+// whole.
+func (m *Model) handlePaste(text string) tea.Cmd {
+	if isLongPaste(text) {
+		m.comp.insertPaste(text)
+		m.ui.popupClosed = false
+		m.chromeDirty = true
+		return nil
+	}
+	return m.editInput(tea.PasteMsg{Content: text})
+}

@@ -1,0 +1,261 @@
+// Package ui is talaria's full-screen terminal interface: one Bubble Tea
+// root model that shows a session's transcript, the live panes of the
+// running turn (iteration budget, retry countdown, tool lanes, guardrails,
+// pending steers and queued messages), a composer and a status line.
+//
+// Turns run in the agent's goroutine. The screen starts them through
+// [Agent].Run in a command goroutine and learns what happens only from the
+// events channel in [Options], drained in batches by a re-armed command.
+// Update does no I/O and View only joins strings cached by Update: markdown
+// is rendered once per message version and width, and the transcript draws
+// only the visible window.
+//
+// # Wiring
+//
+// The program's main connects an agent like this:
+//
+//	ctx := context.Background()
+//	events, sink := ui.EventChannel(ctx, 0)
+//	agent := loop.New(loop.Options{Sink: sink, ...})
+//	agent.EmitSessionStarted(cwd, resumed)
+//	err := ui.Run(ctx, ui.Options{
+//		Agent: ui.Adapt(agent), Events: events,
+//		Provider: provider, Model: model, Cwd: cwd, SessionID: agent.SessionID(),
+//		Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode,
+//		MaxIterations: cfg.Agent.MaxIterations, ContextLength: cfg.Model.ContextLength,
+//		History: agent.History(),
+//	})
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"talaria/loop"
+	"talaria/providers"
+	"talaria/themes"
+)
+
+// Model is the root Bubble Tea model. Create it with [New]; it is used
+// through its pointer.
+type Model struct {
+	opts   Options
+	agent  Agent
+	events <-chan loop.Event
+	evGen  int // bumped when the event channel is replaced
+	ctx    context.Context
+	cancel context.CancelFunc
+	clock  func() time.Time
+	keys   keyMap
+
+	look  look
+	width int
+	high  int
+
+	tr   *transcript
+	comp composer
+	ses  sessionInfo
+	turn turnState
+	live liveState
+	ui   uiState
+
+	// Cached screen parts, rebuilt in Update by sync, joined by View.
+	panesView, popupView, composerView, statusView string
+	trDirty, chromeDirty, inputDirty               bool
+}
+
+// look is everything that decides colours.
+type look struct {
+	name    string // configured theme: a name or "auto"
+	theme   themes.Theme
+	st      themes.Styles
+	md      *markdown
+	gen     int // bumped on theme change or reasoning toggle
+	dark    bool
+	noColor bool
+}
+
+// sessionInfo is what the status line says about the session.
+type sessionInfo struct {
+	provider, model, cwd, id string
+	usage                    providers.Usage // whole session, settled turns
+	turnUsage                providers.Usage // the running turn so far
+	ctxTokens                int             // context size of the last call
+	lastAnswer               string
+}
+
+// uiState holds purely presentational switches.
+type uiState struct {
+	mouse         bool
+	showReasoning bool
+	lastCtrlC     time.Time
+	hint          string
+	hintUntil     time.Time
+	ticking       bool
+	frame         int
+	now           time.Time
+	popupSel      int
+	popupClosed   bool
+}
+
+// New builds the model. Nothing runs until the program calls Init.
+func New(opts Options) *Model {
+	ctx, cancel := context.WithCancel(context.Background())
+	clock := opts.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	m := &Model{
+		opts: opts, agent: opts.Agent, events: opts.Events,
+		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
+		tr:   newTranscript(),
+		comp: newComposer(),
+		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
+		ui:   uiState{mouse: true},
+	}
+	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
+	m.applyTheme()
+	m.live.budget.max = opts.MaxIterations
+	m.ui.now = clock()
+	m.loadHistory(opts.History)
+	if opts.Notice != "" {
+		m.notice(noticeInfo, opts.Notice)
+	}
+	if m.agent == nil && opts.Notice == "" {
+		m.notice(noticeWarn, "No agent is configured: set a provider in config.yaml or run talaria --demo.")
+	}
+	m.trDirty, m.chromeDirty = true, true
+	return m
+}
+
+// Init asks the terminal for its background colour (to pick dark or light)
+// and starts draining events.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, waitEvents(m.events, m.evGen)}
+	if p := m.opts.InitialPrompt; p != "" && m.agent != nil {
+		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{text: p} })
+	}
+	return tea.Batch(cmds...)
+}
+
+// initialPromptMsg sends the first message once the program runs.
+type initialPromptMsg struct{ text string }
+
+// Update applies one message, then rebuilds whatever cached screen part
+// the message made stale.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.sync()
+	return m, cmd
+}
+
+// update dispatches a message to its handler.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m.resize(msg.Width, msg.Height)
+	case tea.BackgroundColorMsg:
+		return m.setBackground(msg.IsDark())
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case tea.PasteMsg:
+		return m.handlePaste(msg.Content)
+	case tea.MouseWheelMsg:
+		return m.handleWheel(msg)
+	case eventsMsg:
+		return m.handleEvents(msg)
+	case runDoneMsg:
+		return m.handleRunDone(msg)
+	case graceMsg:
+		return m.handleGrace(msg)
+	case frameMsg:
+		return m.handleFrame()
+	case commandResultMsg:
+		return m.handleCommandResult(msg)
+	case initialPromptMsg:
+		return m.startTurn(msg.text)
+	}
+	return nil
+}
+
+// sync rebuilds stale cached parts of the screen. Streaming deltas mark
+// nothing stale (the frame tick flushes them), so they cost almost nothing.
+func (m *Model) sync() {
+	if m.chromeDirty || m.inputDirty {
+		if m.chromeDirty {
+			m.renderChrome()
+		} else {
+			m.renderInput()
+		}
+		m.chromeDirty, m.inputDirty = false, false
+		if m.layout() {
+			m.trDirty = true
+		}
+	}
+	if m.trDirty {
+		m.trDirty = false
+		m.tr.refresh(m.renderCtx())
+	}
+}
+
+// resize records the terminal size and re-wraps everything.
+func (m *Model) resize(w, h int) tea.Cmd {
+	m.width, m.high = w, h
+	m.comp.setWidth(w)
+	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
+	m.trDirty, m.chromeDirty = true, true
+	return nil
+}
+
+// setBackground follows the terminal background when the theme is "auto".
+func (m *Model) setBackground(dark bool) tea.Cmd {
+	if m.look.dark == dark {
+		return nil
+	}
+	m.look.dark = dark
+	m.applyTheme()
+	return nil
+}
+
+// applyTheme (re)builds styles and the markdown style from the configured
+// theme and invalidates every cached render.
+func (m *Model) applyTheme() {
+	var t themes.Theme
+	switch {
+	case m.look.noColor:
+		t = themes.Plain()
+	default:
+		resolved, err := themes.Resolve(m.look.name, m.look.dark)
+		if err != nil {
+			resolved = themes.Default(m.look.dark)
+		}
+		t = resolved
+	}
+	m.look.theme = t
+	m.look.st = t.Styles()
+	m.look.md = newMarkdown(t.Glamour())
+	m.look.gen++
+	m.comp.setStyles(m.look.st, t.Dark)
+	m.trDirty, m.chromeDirty = true, true
+}
+
+// renderCtx is what item renderers may read.
+func (m *Model) renderCtx() *renderCtx {
+	return &renderCtx{
+		width: m.width, gen: m.look.gen, frame: m.ui.frame, now: m.ui.now,
+		st: &m.look.st, md: m.look.md, showReasoning: m.ui.showReasoning,
+	}
+}
+
+// setHint shows a short-lived hint above the composer.
+func (m *Model) setHint(text string, d time.Duration) tea.Cmd {
+	m.ui.hint = text
+	m.ui.hintUntil = m.clock().Add(d)
+	m.chromeDirty = true
+	return m.ensureTicking()
+}
+
+// shutdown stops turn contexts; called when the program ends.
+func (m *Model) shutdown() { m.cancel() }

@@ -1,0 +1,30 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Run shows the screen on the terminal and returns when the user quits or
+// ctx ends. A turn still running is interrupted, and the context passed to
+// Agent.Run is cancelled, before Run returns. NO_COLOR in the environment
+// turns colours off.
+func Run(ctx context.Context, opts Options) error {
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	m := New(opts)
+	defer m.shutdown()
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, err := p.Run()
+	if m.turn.busy && m.agent != nil {
+		m.agent.Interrupt()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

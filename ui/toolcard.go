@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// toolState is where a tool call is in its life.
+type toolState int
+
+const (
+	toolPending toolState = iota
+	toolRunning
+	toolDone
+	toolFailed
+	toolCancelled
+)
+
+// Output preview sizes: diffs from writers get more room.
+const (
+	previewLines     = 4
+	diffPreviewLines = 12
+)
+
+// spinner returns the spinner glyph for an animation frame.
+func spinner(frame int) string {
+	frames := [...]string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+	return frames[frame%len(frames)]
+}
+
+// toolCall is one call on a card.
+type toolCall struct {
+	id, name, args string
+	state          toolState
+	started        time.Time
+	dur            time.Duration
+	output         string
+}
+
+// toolSegment is one segment of a batch: its calls run together
+// (parallel) or one after another (sequential).
+type toolSegment struct {
+	mode  string
+	calls []*toolCall
+}
+
+// toolBatch is one model response's tool calls, as planned: a lane per
+// call, grouped by segment in execution order.
+type toolBatch struct {
+	segments []*toolSegment
+	ver      int
+}
+
+func (b *toolBatch) version() int { return b.ver }
+
+// live reports whether a call is running (its spinner and elapsed time
+// change every frame).
+func (b *toolBatch) live() bool {
+	for _, s := range b.segments {
+		for _, c := range s.calls {
+			if c.state == toolRunning {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// counts returns the number of calls and of finished calls.
+func (b *toolBatch) counts() (total, finished int) {
+	for _, s := range b.segments {
+		for _, c := range s.calls {
+			total++
+			if c.state >= toolDone {
+				finished++
+			}
+		}
+	}
+	return total, finished
+}
+
+func (b *toolBatch) render(rc *renderCtx) []string {
+	total, _ := b.counts()
+	grouped := len(b.segments) > 1 || total > 1
+	var out []string
+	indent := ""
+	if grouped {
+		head := fmt.Sprintf("⚙ %d tool calls · %d segment%s", total, len(b.segments), plural(len(b.segments)))
+		out = append(out, rc.st.ToolName.Render(head))
+		indent = "  "
+	}
+	for i, s := range b.segments {
+		if grouped {
+			arrow := "→"
+			if s.mode == "parallel" {
+				arrow = "⇉"
+			}
+			out = append(out, indent+rc.st.Segment.Render(fmt.Sprintf("%s segment %d/%d · %s", arrow, i+1, len(b.segments), s.mode)))
+		}
+		for _, c := range s.calls {
+			out = append(out, c.card(rc, indent+indentIf(grouped))...)
+		}
+	}
+	return out
+}
+
+func indentIf(b bool) string {
+	if b {
+		return "  "
+	}
+	return ""
+}
+
+// card renders one call: status glyph, name, argument preview, elapsed
+// time, then a few lines of output.
+func (c *toolCall) card(rc *renderCtx, indent string) []string {
+	st := rc.st
+	glyph, status := "·", "queued"
+	gstyle, sstyle := st.Faint, st.Faint
+	switch c.state {
+	case toolRunning:
+		glyph, gstyle, sstyle = spinner(rc.frame), st.Accent, st.Muted
+		status = fmtDuration(rc.now.Sub(c.started))
+	case toolDone:
+		glyph, gstyle, sstyle, status = "✓", st.Success, st.Muted, fmtDuration(c.dur)
+		if c.dur == 0 && c.started.IsZero() {
+			status = "done" // from a resumed history: no timing known
+		}
+	case toolFailed:
+		glyph, gstyle, sstyle, status = "✗", st.Error, st.Error, "failed · "+fmtDuration(c.dur)
+	case toolCancelled:
+		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
+	}
+	room := rc.width - ansi.StringWidth(indent) - 2 - ansi.StringWidth(status) - 1
+	name := ansi.Truncate(c.name, max(1, room), "…")
+	args := ansi.Truncate(argPreview(c.name, c.args), max(0, room-ansi.StringWidth(name)-1), "…")
+	left := gstyle.Render(glyph) + " " + st.ToolName.Render(name)
+	if args != "" {
+		left += " " + st.ToolArgs.Render(args)
+	}
+	gap := max(1, rc.width-ansi.StringWidth(indent)-ansi.StringWidth(left)-ansi.StringWidth(status))
+	lines := []string{indent + left + strings.Repeat(" ", gap) + sstyle.Render(status)}
+	if c.state == toolDone || c.state == toolFailed {
+		lines = append(lines, c.preview(rc, indent+"  ")...)
+	}
+	return lines
+}
+
+// preview renders the first lines of output; writers' diffs are coloured.
+func (c *toolCall) preview(rc *renderCtx, indent string) []string {
+	out := strings.TrimRight(strings.ReplaceAll(ansi.Strip(c.output), "\r", ""), "\n ")
+	if strings.TrimSpace(out) == "" {
+		return nil
+	}
+	diff := isWriter(c.name)
+	limit := previewLines
+	if diff {
+		limit = diffPreviewLines
+	}
+	all := strings.Split(out, "\n")
+	w := max(1, rc.width-ansi.StringWidth(indent)-2)
+	var lines []string
+	for i, l := range all {
+		if i == limit {
+			more := fmt.Sprintf("… +%d lines", len(all)-limit)
+			lines = append(lines, indent+rc.st.ToolRule.Render("│ ")+rc.st.Faint.Render(more))
+			break
+		}
+		l = ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), w, "…")
+		lines = append(lines, indent+rc.st.ToolRule.Render("│ ")+outputStyle(rc, l, diff))
+	}
+	return lines
+}
+
+// outputStyle colours one preview line.
+func outputStyle(rc *renderCtx, l string, diff bool) string {
+	switch {
+	case !diff:
+		return rc.st.ToolOutput.Render(l)
+	case strings.HasPrefix(l, "@@"):
+		return rc.st.DiffHunk.Render(l)
+	case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
+		return rc.st.DiffAdd.Render(l)
+	case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
+		return rc.st.DiffDel.Render(l)
+	}
+	return rc.st.ToolOutput.Render(l)
+}
+
+// isWriter reports whether a tool's output is a diff.
+func isWriter(name string) bool { return name == "write_file" || name == "patch" }
+
+// previewKeys names the argument that best describes a call of each core
+// tool.
+func previewKey(name string) []string {
+	switch name {
+	case "read_file", "write_file", "patch":
+		return []string{"path"}
+	case "search_files":
+		return []string{"pattern", "path"}
+	case "terminal":
+		return []string{"command"}
+	case "process":
+		return []string{"action", "id"}
+	case "clarify":
+		return []string{"question"}
+	case "session_search":
+		return []string{"query"}
+	case "delegate_task":
+		return []string{"goal"}
+	}
+	return nil
+}
+
+// argPreview is a one-line summary of a call's JSON arguments.
+func argPreview(name, args string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return oneLine(args)
+	}
+	var parts []string
+	for _, k := range previewKey(name) {
+		if v, ok := m[k]; ok {
+			parts = append(parts, scalar(v))
+		}
+	}
+	if len(parts) > 0 {
+		return oneLine(strings.Join(parts, " "))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+scalar(m[k]))
+	}
+	return oneLine(strings.Join(parts, " "))
+}
+
+// scalar prints a JSON value briefly.
+func scalar(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64, bool, nil:
+		return fmt.Sprint(v)
+	case []any:
+		return fmt.Sprintf("[%d items]", len(v))
+	default:
+		return "{…}"
+	}
+}
+
+// oneLine collapses whitespace so a value fits on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// fmtDuration prints a duration the way the panes do: 40ms, 2.4s, 12s,
+// 3m05s.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0ms"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

@@ -1,0 +1,232 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"talaria/themes"
+)
+
+// item is one block of the transcript: a user message, an answer, a
+// reasoning block, a tool batch or a notice.
+type item interface {
+	// render draws the item for rc.width columns, one string per screen
+	// line. It runs in Update, only when the cached lines are stale.
+	render(rc *renderCtx) []string
+	// version changes whenever the item's content changes.
+	version() int
+	// live reports whether the item shows time-dependent state (spinners,
+	// elapsed times); live items are redrawn on every frame.
+	live() bool
+}
+
+// renderCtx is everything an item's render may read.
+type renderCtx struct {
+	width         int
+	gen           int // bumped on theme change and reasoning toggle
+	frame         int
+	now           time.Time
+	st            *themes.Styles
+	md            *markdown
+	showReasoning bool
+}
+
+// entry caches one item's rendered lines, plus the blank separator line.
+type entry struct {
+	it    item
+	lines []string
+	key   cacheKey
+	frame int
+}
+
+type cacheKey struct{ width, gen, ver int }
+
+// transcript is a virtual list over the items: it renders and joins only
+// the visible window, so the cost of a frame does not grow with the
+// session. Its scroll position is an anchor (item index and line within
+// it), so resizing keeps what the user was reading at the top. While
+// following, the window sticks to the bottom.
+type transcript struct {
+	entries []*entry
+	index   map[item]int
+	width   int
+	height  int
+	follow  bool
+	top     int // anchor item while not following
+	topLine int // line within the anchor item
+	view    string
+	hasLive bool // a live item is in the window
+}
+
+func newTranscript() *transcript {
+	return &transcript{follow: true, index: map[item]int{}}
+}
+
+// push appends an item.
+func (t *transcript) push(it item) {
+	t.index[it] = len(t.entries)
+	t.entries = append(t.entries, &entry{it: it})
+}
+
+// remove drops an item (an answer that streamed nothing, for example).
+func (t *transcript) remove(it item) {
+	i, ok := t.index[it]
+	if !ok {
+		return
+	}
+	t.entries = slices.Delete(t.entries, i, i+1)
+	delete(t.index, it)
+	for j := i; j < len(t.entries); j++ {
+		t.index[t.entries[j].it] = j
+	}
+	if i < t.top {
+		t.top--
+	}
+}
+
+// reset empties the transcript.
+func (t *transcript) reset() {
+	t.entries, t.index = nil, map[item]int{}
+	t.follow, t.top, t.topLine = true, 0, 0
+}
+
+// len is the number of items.
+func (t *transcript) len() int { return len(t.entries) }
+
+// setSize sets the window size.
+func (t *transcript) setSize(w, h int) { t.width, t.height = w, max(0, h) }
+
+// lines returns item i's cached lines (with the separator), re-rendering
+// when the width, the theme generation or the item changed.
+func (t *transcript) lines(i int, rc *renderCtx) []string {
+	e := t.entries[i]
+	k := cacheKey{width: rc.width, gen: rc.gen, ver: e.it.version()}
+	if e.lines == nil || e.key != k || (e.it.live() && e.frame != rc.frame) {
+		e.lines = append(e.it.render(rc), "")
+		e.key, e.frame = k, rc.frame
+	}
+	return e.lines
+}
+
+// visibleLines returns item i's lines without the separator after the last
+// item.
+func (t *transcript) visibleLines(i int, rc *renderCtx) []string {
+	ls := t.lines(i, rc)
+	if i == len(t.entries)-1 {
+		return ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// refresh rebuilds the visible window.
+func (t *transcript) refresh(rc *renderCtx) {
+	t.hasLive = false
+	if t.height == 0 || t.width == 0 {
+		t.view = ""
+		return
+	}
+	var out []string
+	if !t.follow {
+		out = t.windowFromAnchor(rc)
+		if out == nil {
+			t.follow = true
+		}
+	}
+	if t.follow {
+		out = t.windowFromBottom(rc)
+	}
+	for len(out) < t.height {
+		out = append(out, "")
+	}
+	t.view = strings.Join(out, "\n")
+}
+
+// windowFromBottom collects the last height lines.
+func (t *transcript) windowFromBottom(rc *renderCtx) []string {
+	var chunks [][]string
+	n := 0
+	for i := len(t.entries) - 1; i >= 0 && n < t.height; i-- {
+		ls := t.visibleLines(i, rc)
+		chunks = append(chunks, ls)
+		n += len(ls)
+		t.hasLive = t.hasLive || t.entries[i].it.live()
+	}
+	out := make([]string, 0, n)
+	for i := len(chunks) - 1; i >= 0; i-- {
+		out = append(out, chunks[i]...)
+	}
+	if len(out) > t.height {
+		out = out[len(out)-t.height:]
+	}
+	return out
+}
+
+// windowFromAnchor collects height lines from the anchor down. It returns
+// nil when fewer remain, meaning the window reached the bottom.
+func (t *transcript) windowFromAnchor(rc *renderCtx) []string {
+	if t.top >= len(t.entries) {
+		return nil
+	}
+	t.topLine = min(t.topLine, max(0, len(t.visibleLines(t.top, rc))-1))
+	out := make([]string, 0, t.height)
+	for i, skip := t.top, t.topLine; i < len(t.entries) && len(out) < t.height; i, skip = i+1, 0 {
+		ls := t.visibleLines(i, rc)
+		out = append(out, ls[min(skip, len(ls)):]...)
+		t.hasLive = t.hasLive || t.entries[i].it.live()
+	}
+	if len(out) < t.height {
+		return nil
+	}
+	return out[:t.height]
+}
+
+// anchorFromBottom converts the following position into an anchor.
+func (t *transcript) anchorFromBottom(rc *renderCtx) {
+	n := 0
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		n += len(t.visibleLines(i, rc))
+		if n >= t.height {
+			t.top, t.topLine = i, n-t.height
+			return
+		}
+	}
+	t.top, t.topLine = 0, 0
+}
+
+// scrollUp moves the window up n lines; it stops following.
+func (t *transcript) scrollUp(n int, rc *renderCtx) {
+	if len(t.entries) == 0 {
+		return
+	}
+	if t.follow {
+		t.anchorFromBottom(rc)
+		t.follow = false
+	}
+	t.topLine -= n
+	for t.topLine < 0 && t.top > 0 {
+		t.top--
+		t.topLine += len(t.visibleLines(t.top, rc))
+	}
+	t.topLine = max(0, t.topLine)
+}
+
+// scrollDown moves the window down n lines; reaching the bottom resumes
+// following.
+func (t *transcript) scrollDown(n int, rc *renderCtx) {
+	if t.follow {
+		return
+	}
+	t.topLine += n
+	for t.top < len(t.entries)-1 {
+		l := len(t.visibleLines(t.top, rc))
+		if t.topLine < l {
+			break
+		}
+		t.topLine -= l
+		t.top++
+	}
+	if t.windowFromAnchor(rc) == nil {
+		t.follow = true
+	}
+}
