@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"talaria/providers"
+	"talaria/providers/openaichat"
+	pt "talaria/providers/providertest"
 	"talaria/tools"
 )
 
@@ -58,4 +61,50 @@ func BenchmarkTurnOverhead1000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkInterruptLatency measures Interrupt() → Run returned (after
+// turn.finished) while the turn waits on a model call, and while a terminal
+// command runs.
+func BenchmarkInterruptLatency(b *testing.B) {
+	for _, where := range []string{"api_call", "terminal"} {
+		b.Run(where, func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				total += interruptOnce(b, where)
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms/interrupt")
+		})
+	}
+}
+
+func interruptOnce(b *testing.B, where string) time.Duration {
+	srv := pt.New(b)
+	tr, _ := openaichat.New(providers.Endpoint{Provider: "custom", Model: "m", BaseURL: srv.URL(), HTTPClient: srv.Client()})
+	started := make(chan struct{}, 1)
+	sink := func(e Event) {
+		if _, ok := e.(*ToolStarted); ok {
+			started <- struct{}{}
+		}
+	}
+	a := New(Options{SessionID: "b", Transport: tr, Model: "m", Tools: tools.NewRegistry(tools.Builtins()...),
+		ToolEnv: tools.Env{Cwd: b.TempDir()}, Sink: sink, MaxIterations: 5})
+	hold := make(chan struct{})
+	defer close(hold)
+	if where == "api_call" {
+		srv.Push(pt.Reply{Chunks: pt.TextChunks("x", "stop"), Hold: hold})
+	} else {
+		srv.Push(pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"sleep 60"}`}))
+	}
+	done := make(chan struct{})
+	go func() { _, _ = a.Run(context.Background(), "go"); close(done) }()
+	if where == "api_call" {
+		<-srv.Started()
+	} else {
+		<-started
+	}
+	t0 := time.Now()
+	a.Interrupt()
+	<-done
+	return time.Since(t0)
 }
