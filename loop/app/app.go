@@ -18,9 +18,11 @@ import (
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/providers"
+	"talaria/providers/anthropic"
 	"talaria/providers/bedrock"
 	"talaria/providers/gemini"
 	"talaria/providers/openaichat"
+	"talaria/providers/responses"
 	"talaria/tools"
 )
 
@@ -107,6 +109,8 @@ func ResolveBackend(ctx context.Context, cfg config.Config, getenv func(string) 
 func Transports() *providers.Registry {
 	r := providers.NewRegistry()
 	r.Register(openaichat.APIMode, openaichat.New)
+	r.Register(anthropic.APIMode, anthropic.New)
+	r.Register(responses.APIMode, responses.New)
 	r.Register(bedrock.APIMode, bedrock.New)
 	r.Register(gemini.APIMode, gemini.New)
 	return r

@@ -1,0 +1,253 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"strings"
+
+	"talaria/providers"
+)
+
+// incompleteExtra marks a tool call whose input was cut off (no
+// content_block_stop before the stream ended): it must not run.
+const incompleteExtra = `{"incomplete":true}`
+
+// assembler builds a Response from stream events (or from the blocks of a
+// complete message) and reports deltas as they arrive.
+type assembler struct {
+	onDelta   func(providers.Delta)
+	content   strings.Builder
+	reasoning strings.Builder
+	blocks    []*blockAcc
+	ncalls    int
+	stop      string // raw stop_reason
+	usage     wireUsage
+	model     string
+	started   bool // message_start seen
+	finished  bool // message_stop seen
+}
+
+// blockAcc is one content block being assembled.
+type blockAcc struct {
+	index     int
+	kind      string
+	id, name  string
+	args      []byte // tool_use: concatenated input_json_delta fragments
+	input     json.RawMessage
+	thinking  strings.Builder
+	signature string
+	data      string // redacted_thinking
+	stopped   bool
+}
+
+func newAssembler(onDelta func(providers.Delta)) *assembler {
+	return &assembler{onDelta: onDelta}
+}
+
+func (a *assembler) emit(d providers.Delta) {
+	if a.onDelta != nil {
+		a.onDelta(d)
+	}
+}
+
+// add folds one decoded event in. Unknown event and block types are
+// ignored.
+func (a *assembler) add(ev *event) {
+	switch ev.Type {
+	case "message_start":
+		a.started = true
+		if m := ev.Message; m != nil {
+			a.model = m.Model
+			a.usage.merge(m.Usage)
+			if m.StopReason != "" {
+				a.stop = m.StopReason
+			}
+		}
+	case "content_block_start":
+		if ev.ContentBlock != nil {
+			a.startBlock(ev.Index, ev.ContentBlock)
+		}
+	case "content_block_delta":
+		if b := a.block(ev.Index); b != nil {
+			a.addDelta(b, &ev.Delta)
+		}
+	case "content_block_stop":
+		if b := a.block(ev.Index); b != nil {
+			b.stopped = true
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			a.stop = ev.Delta.StopReason
+		}
+		a.usage.merge(ev.Usage)
+	case "message_stop":
+		a.finished = true
+	}
+}
+
+func (a *assembler) startBlock(index int, wb *wireBlock) {
+	b := &blockAcc{index: index, kind: wb.Type}
+	a.blocks = append(a.blocks, b)
+	switch wb.Type {
+	case "text":
+		a.addText(wb.Text)
+	case "thinking":
+		a.addThinking(b, wb.Thinking)
+		b.signature = wb.Signature
+	case "redacted_thinking":
+		b.data = wb.Data
+	case "tool_use":
+		b.id, b.name, b.input = wb.ID, wb.Name, wb.Input
+		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: a.ncalls, ToolName: wb.Name})
+		a.ncalls++
+	}
+}
+
+// block finds the open block with a wire index; blocks arrive in index
+// order, so the last one is almost always it.
+func (a *assembler) block(index int) *blockAcc {
+	for i := len(a.blocks) - 1; i >= 0; i-- {
+		if a.blocks[i].index == index {
+			return a.blocks[i]
+		}
+	}
+	return nil
+}
+
+func (a *assembler) addDelta(b *blockAcc, d *wireDelta) {
+	switch d.Type {
+	case "text_delta":
+		a.addText(d.Text)
+	case "input_json_delta":
+		b.args = append(b.args, d.PartialJSON...)
+	case "thinking_delta":
+		a.addThinking(b, d.Thinking)
+	case "signature_delta":
+		b.signature += d.Signature
+	}
+}
+
+func (a *assembler) addText(s string) {
+	if s == "" {
+		return
+	}
+	a.content.WriteString(s)
+	a.emit(providers.Delta{Kind: providers.DeltaText, Text: s})
+}
+
+func (a *assembler) addThinking(b *blockAcc, s string) {
+	if s == "" {
+		return
+	}
+	b.thinking.WriteString(s)
+	a.reasoning.WriteString(s)
+	a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+}
+
+// addComplete folds in the blocks of a complete (non-streamed) message.
+func (a *assembler) addComplete(m *wireMessage) {
+	a.add(&event{Type: "message_start", Message: m})
+	for i := range m.Content {
+		wb := &m.Content[i]
+		a.startBlock(i, wb)
+		b := a.blocks[len(a.blocks)-1]
+		if wb.Type == "tool_use" && len(wb.Input) > 0 {
+			b.args = append(b.args, wb.Input...)
+		}
+		b.stopped = true
+	}
+	a.finished = true
+}
+
+// response returns what has been assembled so far. A tool call whose block
+// never got content_block_stop (a max_tokens cut inside its JSON) keeps its
+// partial arguments for display but is marked incomplete in Extra, and the
+// finish reason is then length whatever the wire said, so the call never
+// runs. A finished call with no input is "{}". Usage.InputTokens excludes the
+// cached prompt (input_tokens as Anthropic reports it).
+func (a *assembler) response() *providers.Response {
+	r := &providers.Response{
+		Content:         a.content.String(),
+		Reasoning:       a.reasoning.String(),
+		RawFinishReason: a.stop,
+		FinishReason:    mapFinishReason(a.stop),
+		Model:           a.model,
+		Usage: providers.Usage{
+			InputTokens:      deref(a.usage.InputTokens),
+			OutputTokens:     deref(a.usage.OutputTokens),
+			CacheReadTokens:  deref(a.usage.CacheReadInputTokens),
+			CacheWriteTokens: deref(a.usage.CacheCreationInputTokens),
+		},
+	}
+	if d := a.usage.OutputTokensDetails; d != nil {
+		r.Usage.ReasoningTokens = deref(d.ThinkingTokens)
+	}
+	var rp replay
+	thinking := false
+	for _, b := range a.blocks {
+		switch b.kind {
+		case "text":
+			rp.Blocks = append(rp.Blocks, replayBlock{Type: "text"})
+		case "tool_use":
+			r.ToolCalls = append(r.ToolCalls, b.toolCall())
+			rp.Blocks = append(rp.Blocks, replayBlock{Type: "tool_use", ID: b.id})
+			if !b.stopped {
+				r.FinishReason = providers.FinishLength
+			}
+		case "thinking":
+			if b.signature != "" {
+				text := b.thinking.String()
+				rp.Blocks = append(rp.Blocks, replayBlock{Type: "thinking", Thinking: &text, Signature: b.signature})
+				thinking = true
+			}
+		case "redacted_thinking":
+			if b.data != "" {
+				rp.Blocks = append(rp.Blocks, replayBlock{Type: "redacted_thinking", Data: b.data})
+				thinking = true
+			}
+		}
+	}
+	if thinking {
+		rp.Format = ReplayFormat
+		r.ReasoningReplay, _ = json.Marshal(rp)
+	}
+	return r
+}
+
+func (b *blockAcc) toolCall() providers.ToolCall {
+	tc := providers.ToolCall{ID: b.id, Name: b.name, Arguments: string(b.args)}
+	if len(b.args) == 0 && len(b.input) > 0 && string(b.input) != "{}" {
+		tc.Arguments = string(b.input) // a server that sent the input whole
+	}
+	if !b.stopped {
+		tc.Extra = json.RawMessage(incompleteExtra)
+		return tc
+	}
+	if strings.TrimSpace(tc.Arguments) == "" {
+		tc.Arguments = "{}"
+	}
+	return tc
+}
+
+// MapFinishReason maps a wire stop_reason onto the normalized set (see the
+// package documentation); pause_turn becomes FinishPauseTurn, unknown values
+// count as stop, and "" stays "".
+func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
+
+func mapFinishReason(wire string) string {
+	switch wire {
+	case "":
+		return ""
+	case "end_turn", "stop_sequence":
+		return providers.FinishStop
+	case "max_tokens", "model_context_window_exceeded":
+		return providers.FinishLength
+	case "tool_use":
+		return providers.FinishToolCalls
+	case "refusal":
+		return providers.FinishContentFilter
+	case "pause_turn":
+		return FinishPauseTurn
+	default:
+		return providers.FinishStop
+	}
+}

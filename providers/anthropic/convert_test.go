@@ -1,0 +1,260 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"talaria/providers"
+)
+
+// TestReplayRoundTrip streams a response with thinking, redacted thinking,
+// text and tool calls, sends it back with its tool results, and checks the
+// next request body: system parameter, thinking blocks verbatim with their
+// signature in the original order, tool results grouped into one user
+// message, cache_control breakpoints.
+func TestReplayRoundTrip(t *testing.T) {
+	first := sseServer(t, "thinking_tools.sse")
+	resp, err := newTestTransport(t, first).Stream(context.Background(), simpleRequest(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := []providers.Message{
+		{Role: providers.RoleSystem, Content: "You are talaria."},
+		{Role: providers.RoleUser, Content: "run the tests"},
+		resp.Message(),
+		{Role: providers.RoleTool, ToolCallID: "toolu_01A09q90qw90lq917835lq9", Content: "a.go\nb.go"},
+		{Role: providers.RoleTool, ToolCallID: "toolu_01B19r91rx91mr928946mr0", Content: ""},
+		{Role: providers.RoleUser, Content: "also run vet"},
+	}
+	srv := sseServer(t, "text.sse")
+	if _, err := newTestTransport(t, srv).Stream(context.Background(), providers.Request{Messages: conv}, nil); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.lastRequest(t).body
+
+	wantSystem := []any{map[string]any{"type": "text", "text": "You are talaria.", "cache_control": map[string]any{"type": "ephemeral"}}}
+	if !reflect.DeepEqual(body["system"], wantSystem) {
+		t.Errorf("system %v, want %v", body["system"], wantSystem)
+	}
+	msgs := messages(t, body)
+	if len(msgs) != 3 || msgs[0]["role"] != "user" || msgs[1]["role"] != "assistant" || msgs[2]["role"] != "user" {
+		t.Fatalf("messages %v, want user, assistant, user", msgs)
+	}
+	asst := blocks(msgs[1])
+	var types []string
+	for _, b := range asst {
+		types = append(types, b["type"].(string))
+	}
+	if want := []string{"thinking", "redacted_thinking", "text", "tool_use", "tool_use"}; !reflect.DeepEqual(types, want) {
+		t.Fatalf("assistant blocks %v, want %v", types, want)
+	}
+	wantThinking := map[string]any{"type": "thinking", "thinking": "The user wants the tests run. I should list the files first.", "signature": "RXVTaWdGaXh0dXJlMDE="}
+	if !reflect.DeepEqual(asst[0], wantThinking) {
+		t.Errorf("thinking block %v, want %v (verbatim, no cache_control)", asst[0], wantThinking)
+	}
+	if asst[1]["data"] != "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj" {
+		t.Errorf("redacted block %v", asst[1])
+	}
+	if !reflect.DeepEqual(asst[3]["input"], map[string]any{"path": "providers/", "depth": float64(2)}) || !reflect.DeepEqual(asst[4]["input"], map[string]any{}) {
+		t.Errorf("tool inputs %v / %v", asst[3]["input"], asst[4]["input"])
+	}
+	results := blocks(msgs[2])
+	if len(results) != 3 || results[0]["type"] != "tool_result" || results[1]["type"] != "tool_result" || results[2]["type"] != "text" {
+		t.Fatalf("last user message %v, want two tool_results then the text", results)
+	}
+	if results[0]["tool_use_id"] != "toolu_01A09q90qw90lq917835lq9" || results[1]["tool_use_id"] != "toolu_01B19r91rx91mr928946mr0" {
+		t.Errorf("tool_use_ids %v %v", results[0]["tool_use_id"], results[1]["tool_use_id"])
+	}
+	if got := fmt.Sprint(results[1]["content"]); !strings.Contains(got, emptyToolOutput) {
+		t.Errorf("empty tool output sent as %v", got)
+	}
+	// Breakpoints: the system prompt and the last cacheable block of each of
+	// the three messages.
+	if n := countCacheControl(body); n != 4 {
+		t.Errorf("%d cache_control markers, want 4", n)
+	}
+	for _, b := range []map[string]any{blocks(msgs[0])[0], asst[4], results[2]} {
+		if b["cache_control"] == nil {
+			t.Errorf("block %v has no cache_control", b)
+		}
+	}
+}
+
+// TestCacheControlPlacement checks the breakpoint budget on long
+// conversations, with and without a system prompt.
+func TestCacheControlPlacement(t *testing.T) {
+	for _, withSystem := range []bool{true, false} {
+		var conv []providers.Message
+		if withSystem {
+			conv = append(conv, providers.Message{Role: providers.RoleSystem, Content: "sys"})
+		}
+		for i := range 10 {
+			conv = append(conv,
+				providers.Message{Role: providers.RoleUser, Content: fmt.Sprintf("q%d", i)},
+				providers.Message{Role: providers.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
+		}
+		tr := &transport{ep: providers.Endpoint{Provider: "anthropic", Model: "claude-x"}}
+		p, err := tr.buildParams(providers.Request{Messages: conv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(p)
+		var body map[string]any
+		_ = json.Unmarshal(raw, &body)
+		if n := countCacheControl(body); n != maxCacheBreakpoints {
+			t.Errorf("system=%v: %d markers, want %d", withSystem, n, maxCacheBreakpoints)
+		}
+		msgs := messages(t, body)
+		marked := 0
+		for i, m := range msgs {
+			if blocks(m)[0]["cache_control"] != nil {
+				marked++
+				if want := len(msgs) - maxCacheBreakpoints; withSystem && i <= want || !withSystem && i < want {
+					t.Errorf("system=%v: message %d of %d marked; only the latest should be", withSystem, i, len(msgs))
+				}
+			}
+		}
+		if want := maxCacheBreakpoints - map[bool]int{true: 1, false: 0}[withSystem]; marked != want {
+			t.Errorf("system=%v: %d messages marked, want %d", withSystem, marked, want)
+		}
+	}
+}
+
+// TestConvertMessages covers conversions outside the round trip.
+func TestConvertMessages(t *testing.T) {
+	tr := &transport{ep: providers.Endpoint{Provider: "anthropic"}}
+	foreign := json.RawMessage(`{"format":"codex_responses","items":[{"type":"reasoning","encrypted_content":"x"}]}`)
+	out, err := tr.ConvertMessages([]providers.Message{
+		{Role: providers.RoleSystem, Content: "a"},
+		{Role: providers.RoleUser, Content: "  "},
+		{Role: providers.RoleAssistant, Content: "", Reasoning: "thought", ReasoningReplay: foreign},
+		{Role: providers.RoleAssistant, Content: "x", ToolCalls: []providers.ToolCall{{ID: "call:1/a", Name: "t", Arguments: "not json"}}},
+		{Role: providers.RoleTool, ToolCallID: "call:1/a", Content: "r"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(out)
+	want := `[{"content":[{"text":"(empty message)","type":"text"}],"role":"user"},` +
+		`{"content":[{"text":"(empty response)","type":"text"}],"role":"assistant"},` +
+		`{"content":[{"text":"x","type":"text"},{"id":"call_1_a","input":{},"name":"t","type":"tool_use"}],"role":"assistant"},` +
+		`{"content":[{"tool_use_id":"call_1_a","content":[{"text":"r","type":"text"}],"type":"tool_result"}],"role":"user"}]`
+	if string(raw) != want {
+		t.Errorf("converted\n got %s\nwant %s", raw, want)
+	}
+	bad := []providers.Message{
+		{Role: providers.RoleTool, Content: "orphan"},
+		{Role: "robot", Content: "?"},
+		{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{Name: "t"}}},
+	}
+	for _, m := range bad {
+		if _, err := tr.ConvertMessages([]providers.Message{m}); err == nil {
+			t.Errorf("ConvertMessages accepted %+v", m)
+		}
+	}
+	if _, err := tr.BuildRequest(providers.Request{Model: "m", Messages: []providers.Message{{Role: providers.RoleSystem, Content: "only"}}}); err == nil {
+		t.Error("BuildRequest accepted a request without messages")
+	}
+	if _, err := tr.BuildRequest(simpleRequest()); err == nil {
+		t.Error("BuildRequest accepted a request without model")
+	}
+}
+
+// TestConvertTools checks that schemas pass through verbatim.
+func TestConvertTools(t *testing.T) {
+	tr := &transport{}
+	out, err := tr.ConvertTools([]providers.ToolSpec{
+		{Name: "read", Description: "Read a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"a":{"type":"integer"}},"required":["path"],"additionalProperties":false}`)},
+		{Name: "now"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(out)
+	want := `[{"input_schema":{"properties":{"path":{"type":"string"},"a":{"type":"integer"}},"required":["path"],"type":"object","additionalProperties":false},"name":"read","description":"Read a file"},` +
+		`{"input_schema":{"properties":{},"type":"object"},"name":"now"}]`
+	if string(raw) != want {
+		t.Errorf("tools\n got %s\nwant %s", raw, want)
+	}
+	for _, bad := range []providers.ToolSpec{{Name: ""}, {Name: "x", Parameters: json.RawMessage(`[1]`)}, {Name: "x", Parameters: json.RawMessage(`{"required":"path"}`)}} {
+		if _, err := tr.ConvertTools([]providers.ToolSpec{bad}); err == nil {
+			t.Errorf("ConvertTools accepted %+v", bad)
+		}
+	}
+	if out, err := tr.ConvertTools(nil); err != nil || out.([]sdk.ToolUnionParam) != nil {
+		t.Errorf("ConvertTools(nil) = %v, %v", out, err)
+	}
+}
+
+func TestMapFinishReason(t *testing.T) {
+	tr := &transport{}
+	for wire, want := range map[string]string{
+		"end_turn": "stop", "max_tokens": "length", "tool_use": "tool_calls", "stop_sequence": "stop",
+		"refusal": "content_filter", "pause_turn": FinishPauseTurn, "model_context_window_exceeded": "length",
+		"": "", "something_new": "stop",
+	} {
+		if got := tr.MapFinishReason(wire); got != want {
+			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		}
+	}
+}
+
+// TestNormalizeResponse checks complete messages and their cache stats.
+func TestNormalizeResponse(t *testing.T) {
+	tr := &transport{ep: providers.Endpoint{Provider: "anthropic"}}
+	body := []byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",` +
+		`"content":[{"type":"thinking","thinking":"hmm","signature":"sig=="},{"type":"text","text":"Let me check."},` +
+		`{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}],` +
+		`"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":300,"cache_creation_input_tokens":40}}`)
+	var sdkMsg sdk.Message
+	if err := json.Unmarshal(body, &sdkMsg); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []any{body, json.RawMessage(body), sdkMsg, &sdkMsg} {
+		resp, err := tr.NormalizeResponse(raw)
+		if err != nil {
+			t.Fatalf("%T: %v", raw, err)
+		}
+		want := []providers.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+		if resp.Content != "Let me check." || resp.Reasoning != "hmm" || !reflect.DeepEqual(resp.ToolCalls, want) ||
+			resp.FinishReason != "tool_calls" || resp.Usage.CacheReadTokens != 300 || resp.Usage.CacheWriteTokens != 40 {
+			t.Errorf("%T: %+v", raw, resp)
+		}
+		if len(parseReplay(resp.ReasoningReplay)) != 3 {
+			t.Errorf("%T: replay %s", raw, resp.ReasoningReplay)
+		}
+		if r, w := tr.CacheStats(raw); r != 300 || w != 40 {
+			t.Errorf("%T: CacheStats = %d, %d", raw, r, w)
+		}
+	}
+	if _, err := tr.NormalizeResponse(`{}`); err == nil {
+		t.Error("NormalizeResponse accepted a string")
+	}
+	if _, err := tr.NormalizeResponse([]byte(`{"type":"error","error":{"type":"api_error","message":"boom"}}`)); err == nil {
+		t.Error("NormalizeResponse accepted an error body")
+	}
+	if r, w := tr.CacheStats(42); r != 0 || w != 0 {
+		t.Error("CacheStats of garbage")
+	}
+	if err := tr.ValidateResponse(&providers.Response{}); err == nil {
+		t.Error("ValidateResponse accepted an empty response")
+	}
+}
+
+func TestMaxTokens(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		model string
+		want  int
+	}{{0, "claude-sonnet-4-5", defaultMaxTokens}, {0, "claude-3-haiku-20240307", legacyMaxTokens}, {1234, "claude-3-opus", 1234}} {
+		if got := maxTokens(tc.n, tc.model); got != tc.want {
+			t.Errorf("maxTokens(%d, %q) = %d, want %d", tc.n, tc.model, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package responses
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"talaria/providers"
+)
+
+// incompleteExtra marks a function call whose arguments were cut off (no
+// function_call_arguments.done nor output_item.done): it must not run.
+const incompleteExtra = `{"incomplete":true}`
+
+// assembler builds a Response from stream events (or from the output items
+// of a complete response) and reports deltas as they arrive.
+type assembler struct {
+	onDelta   func(providers.Delta)
+	content   strings.Builder
+	reasoning strings.Builder
+	calls     []*callAcc
+	items     []json.RawMessage // reasoning items, for the replay
+	sawText   bool              // output text arrived as deltas
+	refusal   bool
+	// reasoning part being streamed, to separate summary parts
+	reasonItem  string
+	reasonIndex int
+	reasonDelta bool // reasoning arrived as deltas
+	status      string
+	incomplete  string // incomplete_details.reason
+	usage       *wireUsage
+	model       string
+	sawEvent    bool
+	terminal    bool // response.completed / incomplete / failed seen
+}
+
+// callAcc is one function call being assembled.
+type callAcc struct {
+	itemID, callID, name string
+	outputIndex          int
+	args                 strings.Builder
+	done                 bool
+}
+
+func newAssembler(onDelta func(providers.Delta)) *assembler {
+	return &assembler{onDelta: onDelta}
+}
+
+func (a *assembler) emit(d providers.Delta) {
+	if a.onDelta != nil {
+		a.onDelta(d)
+	}
+}
+
+// add folds one decoded event in; unknown types are ignored. Error events
+// and response.failed are handled by the caller.
+func (a *assembler) add(ev *event) {
+	a.sawEvent = true
+	switch ev.Type {
+	case "response.created", "response.in_progress", "response.queued":
+		a.setResponse(ev.Response)
+	case "response.output_item.added":
+		a.itemAdded(ev)
+	case "response.output_item.done":
+		a.itemDone(ev.Item, ev.OutputIndex)
+	case "response.output_text.delta":
+		a.sawText = true
+		a.addText(ev.Delta)
+	case "response.refusal.delta":
+		a.sawText, a.refusal = true, true
+		a.addText(ev.Delta)
+	case "response.function_call_arguments.delta":
+		if c := a.call(ev.ItemID, ev.OutputIndex); c != nil {
+			c.args.WriteString(ev.Delta)
+		}
+	case "response.function_call_arguments.done":
+		if c := a.call(ev.ItemID, ev.OutputIndex); c != nil {
+			if ev.Arguments != "" {
+				c.args.Reset()
+				c.args.WriteString(ev.Arguments)
+			}
+			c.done = true
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		a.addReasoning(ev.ItemID, ev.SummaryIndex, ev.Delta)
+	case "response.completed", "response.incomplete":
+		a.terminal = true
+		a.setResponse(ev.Response)
+		a.status = strings.TrimPrefix(ev.Type, "response.") // the event type is authoritative
+		a.fillFromOutput(ev.Response)
+	}
+}
+
+func (a *assembler) setResponse(r *wireResponse) {
+	if r == nil {
+		return
+	}
+	if r.Model != "" {
+		a.model = r.Model
+	}
+	if r.Status != "" {
+		a.status = r.Status
+	}
+	if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != "" {
+		a.incomplete = r.IncompleteDetails.Reason
+	}
+	if r.Usage != nil {
+		a.usage = r.Usage
+	}
+}
+
+func (a *assembler) itemAdded(ev *event) {
+	var it wireItem
+	if json.Unmarshal(ev.Item, &it) != nil || it.Type != "function_call" {
+		return
+	}
+	c := a.newCall(it.ID, it.CallID, it.Name, ev.OutputIndex)
+	c.args.WriteString(it.Arguments)
+}
+
+func (a *assembler) newCall(itemID, callID, name string, outputIndex int) *callAcc {
+	c := &callAcc{itemID: itemID, callID: callID, name: name, outputIndex: outputIndex}
+	a.calls = append(a.calls, c)
+	a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
+	return c
+}
+
+// itemDone takes a finished output item: it completes a function call (or
+// adds one a server never announced), keeps a reasoning item for the
+// replay, and takes text or reasoning that did not arrive as deltas.
+func (a *assembler) itemDone(raw json.RawMessage, outputIndex int) {
+	var it wireItem
+	if json.Unmarshal(raw, &it) != nil {
+		return
+	}
+	switch it.Type {
+	case "function_call":
+		c := a.call(it.ID, outputIndex)
+		if c == nil || (it.CallID != "" && c.callID != "" && c.callID != it.CallID) {
+			c = a.newCall(it.ID, it.CallID, it.Name, outputIndex)
+		}
+		if c.callID == "" {
+			c.callID = it.CallID
+		}
+		if c.name == "" {
+			c.name = it.Name
+		}
+		if it.Arguments != "" {
+			c.args.Reset()
+			c.args.WriteString(it.Arguments)
+		}
+		c.done = it.Status != "incomplete"
+	case "reasoning":
+		a.items = append(a.items, raw)
+		if !a.reasonDelta {
+			for i, s := range it.Summary {
+				a.addReasoning(it.ID, i, s.Text)
+			}
+		}
+		a.reasonDelta = false
+	case "message":
+		if a.sawText {
+			return
+		}
+		for _, p := range it.Content {
+			switch p.Type {
+			case "output_text":
+				a.addText(p.Text)
+			case "refusal":
+				a.refusal = true
+				a.addText(p.Refusal)
+			}
+		}
+	}
+}
+
+// fillFromOutput takes the output items of a final response object when
+// the stream itself carried none (a server that sends only the final
+// event).
+func (a *assembler) fillFromOutput(r *wireResponse) {
+	if r == nil || len(r.Output) == 0 || a.sawText || len(a.calls) > 0 || len(a.items) > 0 || a.reasoning.Len() > 0 {
+		return
+	}
+	for i, raw := range r.Output {
+		a.itemDone(raw, i)
+	}
+}
+
+// call finds a function call by item id, else by output index (servers
+// that number items differently in their events).
+func (a *assembler) call(itemID string, outputIndex int) *callAcc {
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		if c := a.calls[i]; itemID != "" && c.itemID == itemID {
+			return c
+		}
+	}
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		if c := a.calls[i]; c.outputIndex == outputIndex {
+			return c
+		}
+	}
+	return nil
+}
+
+func (a *assembler) addText(s string) {
+	if s == "" {
+		return
+	}
+	a.content.WriteString(s)
+	a.emit(providers.Delta{Kind: providers.DeltaText, Text: s})
+}
+
+// addReasoning appends reasoning text; a new summary part (another item or
+// summary index) starts after a blank line.
+func (a *assembler) addReasoning(itemID string, index int, s string) {
+	if s == "" {
+		return
+	}
+	a.reasonDelta = true
+	if a.reasoning.Len() > 0 && (itemID != a.reasonItem || index != a.reasonIndex) {
+		a.reasoning.WriteString("\n\n")
+		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: "\n\n"})
+	}
+	a.reasonItem, a.reasonIndex = itemID, index
+	a.reasoning.WriteString(s)
+	a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+}
+
+// response returns what has been assembled so far. A function call whose
+// arguments never finished keeps them for display but is marked incomplete
+// in Extra, and the finish reason is then length, so it never runs; a
+// finished call with no arguments gets "{}". Usage.InputTokens excludes the
+// cached prompt (input_tokens - cached_tokens), as Anthropic's does.
+func (a *assembler) response() *providers.Response {
+	r := &providers.Response{
+		Content:   a.content.String(),
+		Reasoning: a.reasoning.String(),
+		Model:     a.model,
+	}
+	incomplete := false
+	for i, c := range a.calls {
+		tc := providers.ToolCall{ID: c.callID, Name: c.name, Arguments: c.args.String()}
+		if tc.ID == "" {
+			tc.ID = c.itemID
+		}
+		if tc.ID == "" {
+			tc.ID = "call_" + strconv.Itoa(i)
+		}
+		if !c.done {
+			tc.Extra = json.RawMessage(incompleteExtra)
+			incomplete = true
+		} else if strings.TrimSpace(tc.Arguments) == "" {
+			tc.Arguments = "{}"
+		}
+		r.ToolCalls = append(r.ToolCalls, tc)
+	}
+	switch a.status {
+	case "incomplete":
+		r.RawFinishReason = a.incomplete
+		if r.RawFinishReason == "" {
+			r.RawFinishReason = a.status
+		}
+	case "completed":
+		r.RawFinishReason = a.status
+	}
+	r.FinishReason = mapFinishReason(r.RawFinishReason)
+	switch {
+	case r.FinishReason == "":
+	case incomplete:
+		r.FinishReason = providers.FinishLength
+	case r.FinishReason == providers.FinishStop && len(r.ToolCalls) > 0:
+		r.FinishReason = providers.FinishToolCalls
+	case r.FinishReason == providers.FinishStop && a.refusal:
+		r.FinishReason = providers.FinishContentFilter
+	}
+	if u := a.usage; u != nil {
+		r.Usage = providers.Usage{
+			InputTokens:     max(u.InputTokens-u.cached(), 0),
+			OutputTokens:    u.OutputTokens,
+			CacheReadTokens: u.cached(),
+		}
+		if u.OutputTokensDetails != nil {
+			r.Usage.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+		}
+	}
+	if len(a.items) > 0 {
+		r.ReasoningReplay, _ = json.Marshal(replay{Format: ReplayFormat, Items: a.items})
+	}
+	return r
+}
+
+// MapFinishReason maps what this transport reports as the raw finish
+// reason onto the normalized set: "completed" → stop (Stream makes it
+// tool_calls when there are function calls), "max_output_tokens" and an
+// "incomplete" without reason → length, "content_filter" → content_filter,
+// "failed" and "cancelled" → error; unknown values count as stop and ""
+// stays "".
+func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
+
+func mapFinishReason(wire string) string {
+	switch wire {
+	case "":
+		return ""
+	case "completed", "stop":
+		return providers.FinishStop
+	case "max_output_tokens", "incomplete", "length":
+		return providers.FinishLength
+	case "content_filter":
+		return providers.FinishContentFilter
+	case "failed", "cancelled":
+		return providers.FinishError
+	default:
+		return providers.FinishStop
+	}
+}

@@ -1,0 +1,248 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"talaria/providers"
+)
+
+// Placeholders sent instead of empty strings, which the API rejects for
+// message content and accepts poorly for tool output.
+const (
+	emptyToolOutput = "(no output)"
+	emptyUserText   = "(empty message)"
+)
+
+// emptyObjectSchema is the parameters schema of a tool that declares none.
+const emptyObjectSchema = `{"type":"object","properties":{}}`
+
+// encryptedReasoning is the include value that makes the API return the
+// encrypted reasoning items a stateless ("store": false) call must replay.
+const encryptedReasoning = "reasoning.encrypted_content"
+
+// RequestBody is the JSON body of a POST /responses call.
+type RequestBody struct {
+	// Model is the model id.
+	Model string `json:"model"`
+	// Instructions holds the system messages, joined by blank lines.
+	Instructions string `json:"instructions,omitempty"`
+	// Input is the conversation as input items.
+	Input []InputItem `json:"input"`
+	// Tools are the function tools offered.
+	Tools []FunctionTool `json:"tools,omitempty"`
+	// Stream is always true for Stream.
+	Stream bool `json:"stream"`
+	// Store is false: the whole conversation is sent on every call.
+	Store bool `json:"store"`
+	// Include asks for encrypted reasoning on reasoning models.
+	Include []string `json:"include,omitempty"`
+	// Reasoning asks reasoning models for reasoning summaries.
+	Reasoning *ReasoningConfig `json:"reasoning,omitempty"`
+	// MaxOutputTokens is the output cap; 0 leaves it to the server.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
+}
+
+// ReasoningConfig is the "reasoning" parameter.
+type ReasoningConfig struct {
+	// Summary is the reasoning summary wanted ("auto").
+	Summary string `json:"summary,omitempty"`
+}
+
+// InputItem is one entry of "input": a message (Type "message", Role and
+// Content), a function_call (CallID, Name, Arguments), a
+// function_call_output (CallID, Output), or a replayed item (Raw, sent
+// verbatim).
+type InputItem struct {
+	Type      string `json:"type"`
+	Role      string `json:"role,omitempty"`
+	Content   string `json:"content,omitempty"`
+	CallID    string `json:"call_id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+	Output    string `json:"output,omitempty"`
+	// Raw, when set, is the whole item, sent as it is.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON implements json.Marshaler: Raw when set, else the fields.
+func (it InputItem) MarshalJSON() ([]byte, error) {
+	if len(it.Raw) > 0 {
+		return it.Raw, nil
+	}
+	type fields InputItem
+	return json.Marshal(fields(it))
+}
+
+// FunctionTool is one entry of "tools". Strict is sent as false: the API
+// defaults it to true, which rejects schemas that do not list every
+// property as required.
+type FunctionTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+// ConvertMessages maps neutral messages to []InputItem. System messages are
+// left out (BuildRequest sends them as "instructions"); user and assistant
+// text become message items, assistant tool calls function_call items, tool
+// results function_call_output items, and the reasoning items kept in an
+// assistant message's ReasoningReplay go back just before it.
+func (t *transport) ConvertMessages(msgs []providers.Message) (any, error) {
+	_, items, err := convertMessages(msgs)
+	return items, err
+}
+
+func convertMessages(msgs []providers.Message) (string, []InputItem, error) {
+	var system []string
+	items := make([]InputItem, 0, len(msgs))
+	for i, m := range msgs {
+		switch m.Role {
+		case providers.RoleSystem:
+			if strings.TrimSpace(m.Content) != "" {
+				system = append(system, m.Content)
+			}
+		case providers.RoleUser:
+			items = append(items, InputItem{Type: "message", Role: "user", Content: orDefault(m.Content, emptyUserText)})
+		case providers.RoleAssistant:
+			items = append(items, replayItems(m.ReasoningReplay)...)
+			if strings.TrimSpace(m.Content) != "" {
+				items = append(items, InputItem{Type: "message", Role: "assistant", Content: m.Content})
+			}
+			for j, tc := range m.ToolCalls {
+				if tc.ID == "" || tc.Name == "" {
+					return "", nil, fmt.Errorf("message %d: tool call %d has no id or name; drop or repair it before sending the conversation", i, j)
+				}
+				items = append(items, InputItem{Type: "function_call", CallID: tc.ID, Name: tc.Name, Arguments: orDefault(tc.Arguments, "{}")})
+			}
+		case providers.RoleTool:
+			if m.ToolCallID == "" {
+				return "", nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
+			}
+			items = append(items, InputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, emptyToolOutput)})
+		default:
+			return "", nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
+		}
+	}
+	return strings.Join(system, "\n\n"), items, nil
+}
+
+// replayItems returns the reasoning items of a ReasoningReplay written by
+// this transport, each without its "id" and "status": with "store": false
+// the server kept nothing an id could refer to, and the encrypted content
+// carries the reasoning. Replay data of another format gives nil.
+func replayItems(raw json.RawMessage) []InputItem {
+	r, ok := parseReplay(raw)
+	if !ok {
+		return nil
+	}
+	out := make([]InputItem, 0, len(r.Items))
+	for _, item := range r.Items {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(item, &fields) != nil || fields == nil {
+			continue
+		}
+		delete(fields, "id")
+		delete(fields, "status")
+		b, err := json.Marshal(fields)
+		if err != nil {
+			continue
+		}
+		out = append(out, InputItem{Raw: b})
+	}
+	return out
+}
+
+// ConvertTools maps tool specs to []FunctionTool, with the JSON schema
+// passed through verbatim. A spec without parameters gets an empty object
+// schema; parameters that are not valid JSON are an error.
+func (t *transport) ConvertTools(tools []providers.ToolSpec) (any, error) {
+	return convertTools(tools)
+}
+
+func convertTools(tools []providers.ToolSpec) ([]FunctionTool, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	out := make([]FunctionTool, 0, len(tools))
+	for _, ts := range tools {
+		if ts.Name == "" {
+			return nil, errors.New("tool spec without a name; every tool needs one")
+		}
+		params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(emptyObjectSchema)
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		}
+		out = append(out, FunctionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params})
+	}
+	return out, nil
+}
+
+// BuildRequest builds the *RequestBody of a call: model, instructions,
+// input items, tools, "stream": true, "store": false, max_output_tokens
+// when set, and for reasoning models (o1, o3, o4, gpt-5, codex…) reasoning
+// summaries and encrypted reasoning.
+func (t *transport) BuildRequest(req providers.Request) (any, error) {
+	return t.buildBody(req)
+}
+
+func (t *transport) buildBody(req providers.Request) (*RequestBody, error) {
+	model := req.Model
+	if model == "" {
+		model = t.ep.Model
+	}
+	if model == "" {
+		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
+	}
+	instructions, items, err := convertMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := convertTools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	body := &RequestBody{
+		Model:           model,
+		Instructions:    instructions,
+		Input:           items,
+		Tools:           tools,
+		Stream:          true,
+		MaxOutputTokens: max(req.MaxTokens, 0),
+	}
+	if isReasoningModel(model) {
+		body.Include = []string{encryptedReasoning}
+		body.Reasoning = &ReasoningConfig{Summary: "auto"}
+	}
+	return body, nil
+}
+
+// isReasoningModel reports the OpenAI models that reason, for which the
+// reasoning parameter and encrypted reasoning are asked; other models
+// answer 400 to the reasoning parameter.
+func isReasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:] // openai/gpt-5 through a router
+	}
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "codex"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,265 @@
+package responses
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"talaria/providers"
+)
+
+// Limits on what is read into memory outside the event stream.
+const (
+	maxErrorBody   = 1 << 20  // non-2xx bodies
+	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
+	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
+)
+
+// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
+// nothing at all: no content, no tool calls, no reasoning, no status.
+var ErrEmptyResponse = errors.New("empty response")
+
+// Stream posts req to {base}/responses with "stream": true and assembles
+// the answer, calling onDelta (when non-nil) for output text, reasoning
+// summary text and the start of each function call. Every error is a
+// *providers.APIError: an HTTP error carries status, headers, raw body,
+// message, type and code; an "error" event or response.failed is MidStream
+// (Status 0) and comes with the partial Response, as does a stream that
+// ends before response.completed or response.incomplete (wrapping
+// io.ErrUnexpectedEOF). A cancelled ctx stays visible through errors.Is.
+func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
+	body, err := t.buildBody(req)
+	if err != nil {
+		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "cannot encode the request: " + err.Error(), Err: err}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(raw))
+	if err != nil {
+		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	if t.ep.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+t.ep.APIKey)
+	}
+	res, err := t.client.Do(hreq)
+	if err != nil {
+		e := &providers.APIError{Provider: t.ep.Provider, Err: withContext(ctx, err)}
+		if ctx.Err() == nil {
+			e.Message = fmt.Sprintf("cannot reach %s: %v; check that the server is running and base_url is right", t.url, err)
+		}
+		return nil, e
+	}
+	defer res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode >= 300 {
+		return nil, t.httpError(ctx, res)
+	}
+	br := bufio.NewReaderSize(res.Body, 64<<10)
+	if !isEventStream(res.Header.Get("Content-Type")) && !looksLikeSSE(br) {
+		return t.plainResponse(res, br, onDelta)
+	}
+	return t.readStream(ctx, res.Header, br, onDelta)
+}
+
+// readStream reads the events of an open stream.
+func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
+	a := newAssembler(onDelta)
+	rd := newSSEReader(body)
+	var ev event
+	for !a.terminal {
+		name, data, err := rd.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return a.response(), t.midStream(h, "reading the stream failed: "+err.Error()+"; retry the request", withContext(ctx, err))
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			continue
+		}
+		if string(data) == "[DONE]" {
+			break
+		}
+		ev = event{}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			if string(name) == "error" {
+				return a.response(), t.eventError(h, data, &ev)
+			}
+			if !handled(data) {
+				continue // an event of a kind this transport does not read
+			}
+			e := t.midStream(h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
+			e.Body = truncate(data, maxBodyInError)
+			return a.response(), e
+		}
+		if ev.Type == "" {
+			ev.Type = string(name)
+		}
+		switch ev.Type {
+		case "error":
+			return a.response(), t.eventError(h, data, &ev)
+		case "response.failed":
+			a.setResponse(ev.Response)
+			a.status = "failed"
+			return a.response(), t.failedError(h, data, ev.Response)
+		}
+		a.add(&ev)
+	}
+	resp := a.response()
+	switch {
+	case a.terminal:
+		return resp, nil
+	case !a.sawEvent:
+		return resp, t.cutError(ctx, h, "before any event (is base_url an OpenAI Responses endpoint?)")
+	default:
+		return resp, t.cutError(ctx, h, "before response.completed")
+	}
+}
+
+// handled reports whether an event that failed to decode is of a type this
+// transport reads (so the failure matters).
+func handled(data []byte) bool {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return true
+	}
+	switch probe.Type {
+	case "response.output_item.added", "response.output_item.done", "response.output_text.delta",
+		"response.refusal.delta", "response.function_call_arguments.delta", "response.function_call_arguments.done",
+		"response.reasoning_summary_text.delta", "response.reasoning_text.delta",
+		"response.completed", "response.incomplete", "response.failed", "error":
+		return true
+	}
+	return false
+}
+
+// plainResponse handles a 2xx answer that was a whole JSON document rather
+// than a stream: an error object, or a complete response from a server that
+// ignored "stream": true.
+func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
+	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
+	if err != nil {
+		return nil, t.midStream(res.Header, "reading the response failed: "+err.Error(), err)
+	}
+	if f, ok := parseErrorBody(raw); ok {
+		return nil, &providers.APIError{
+			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
+			Body: string(raw), Message: f.Message, Type: f.Type, Code: f.Code,
+		}
+	}
+	resp, err := normalize(raw, onDelta)
+	if err != nil {
+		return nil, &providers.APIError{
+			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
+			Body:    truncate(raw, maxBodyInError),
+			Message: summarizeBody(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
+			Err:     err,
+		}
+	}
+	return resp, nil
+}
+
+// normalize assembles a complete response object.
+func normalize(raw []byte, onDelta func(providers.Delta)) (*providers.Response, error) {
+	var r wireResponse
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("decode response: %w", err)
+	}
+	if r.Status == "" && len(r.Output) == 0 {
+		return nil, errors.New("not a response object: no status, no output")
+	}
+	if r.Status == "failed" && r.Error != nil {
+		return nil, fmt.Errorf("response failed: %s", r.Error.Message)
+	}
+	a := newAssembler(onDelta)
+	a.setResponse(&r)
+	for i, item := range r.Output {
+		a.itemDone(item, i)
+	}
+	a.terminal = true
+	return a.response(), nil
+}
+
+// NormalizeResponse turns a complete (non-streamed) response object into a
+// Response; raw is its JSON as []byte or json.RawMessage.
+func (t *transport) NormalizeResponse(raw any) (*providers.Response, error) {
+	body, err := responseJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	return normalize(body, nil)
+}
+
+// CacheStats returns the prompt-cache reads (input_tokens_details.
+// cached_tokens) of a complete response, given as for NormalizeResponse.
+// The Responses API reports no cache writes.
+func (t *transport) CacheStats(raw any) (read, write int) {
+	body, err := responseJSON(raw)
+	if err != nil {
+		return 0, 0
+	}
+	var r wireResponse
+	if json.Unmarshal(body, &r) != nil {
+		return 0, 0
+	}
+	return r.Usage.cached(), 0
+}
+
+// ValidateResponse rejects a response that carries nothing at all (no
+// content, tool calls, reasoning or finish reason); the error wraps
+// ErrEmptyResponse.
+func (t *transport) ValidateResponse(r *providers.Response) error {
+	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
+		len(r.ReasoningReplay) == 0 && r.FinishReason == "" && r.RawFinishReason == "") {
+		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or status; retry the request", t.ep.Provider, ErrEmptyResponse)
+	}
+	return nil
+}
+
+func responseJSON(raw any) ([]byte, error) {
+	switch v := raw.(type) {
+	case []byte:
+		return v, nil
+	case json.RawMessage:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("cannot normalize %T: want the response object's JSON ([]byte or json.RawMessage)", raw)
+	}
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// looksLikeSSE peeks at the first non-blank byte of a body whose
+// Content-Type does not say text/event-stream: '{', '[' or '<' start a
+// plain JSON or HTML body; anything else is taken for SSE.
+func looksLikeSSE(br *bufio.Reader) bool {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return true
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			_, _ = br.Discard(1)
+		case '{', '[', '<':
+			return false
+		default:
+			return true
+		}
+	}
+}
