@@ -30,6 +30,7 @@ func (e *callError) Unwrap() error { return e.err }
 func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	pol := t.a.opts.Retry
 	retries := 0
+	var once attemptState
 	for attempt := 1; ; attempt++ {
 		tr, key, err := t.a.route.transport()
 		if err != nil {
@@ -50,6 +51,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		}
 		if class.Reason == providers.ReasonContentPolicyBlocked || class.ShouldCompress {
 			return resp, final
+		}
+		if once.recover(class, &req) {
+			continue
 		}
 		var ae providers.APIError
 		if p := asAPIError(err); p != nil {
