@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"strings"
 
 	"talaria/providers"
 )
@@ -34,7 +35,8 @@ func (s *attemptState) recover(class providers.Classified, req *providers.Reques
 		req.Tools = stripGrammarKeywords(req.Tools)
 		return true
 	case providers.ReasonAuth:
-		if s.authRetried || class.Status != 401 {
+		// Only a bare 401 may be a glitch; a rejected key is final.
+		if s.authRetried || class.Status != 401 || class.Code != "" || strings.Contains(strings.ToLower(class.Message), "key") {
 			return false
 		}
 		s.authRetried = true
