@@ -13,7 +13,10 @@ import (
 )
 
 // Builtins returns the built-in tools in a stable order: read_file,
-// write_file, patch, search_files and terminal.
+// write_file, patch, search_files, terminal, process, clarify, todo,
+// session_search and delegate_task. The last five depend on Env fields
+// (Processes, Ask, Todos, Sessions, Delegate) and say so clearly when they
+// are not set.
 func Builtins() []Tool {
 	return []Tool{
 		ReadFileTool{},
@@ -21,7 +24,43 @@ func Builtins() []Tool {
 		PatchTool{},
 		SearchFilesTool{},
 		TerminalTool{},
+		ProcessTool{},
+		ClarifyTool{},
+		TodoTool{},
+		SessionSearchTool{},
+		DelegateTaskTool{},
 	}
+}
+
+// AvailableBuiltins returns the built-in tools that can work with env, in
+// the order of Builtins: process only with env.Processes, todo only with
+// env.Todos, session_search only with env.Sessions and delegate_task only
+// with env.Delegate. clarify is always offered: without env.Ask it tells
+// the model to decide by itself.
+func AvailableBuiltins(env *Env) []Tool {
+	var out []Tool
+	for _, t := range Builtins() {
+		switch t.Name() {
+		case "process":
+			if env == nil || env.Processes == nil {
+				continue
+			}
+		case "todo":
+			if env == nil || env.Todos == nil {
+				continue
+			}
+		case "session_search":
+			if env == nil || env.Sessions == nil {
+				continue
+			}
+		case "delegate_task":
+			if env == nil || env.Delegate == nil {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // decodeArgs decodes the JSON object raw into v (a pointer to an argument

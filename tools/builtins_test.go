@@ -58,7 +58,8 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 }
 
 func TestBuiltinsMetadata(t *testing.T) {
-	want := []string{"read_file", "write_file", "patch", "search_files", "terminal"}
+	want := []string{"read_file", "write_file", "patch", "search_files", "terminal",
+		"process", "clarify", "todo", "session_search", "delegate_task"}
 	ts := Builtins()
 	if len(ts) != len(want) {
 		t.Fatalf("Builtins() has %d tools, want %d", len(ts), len(want))
@@ -96,6 +97,12 @@ func TestSchemaArgumentNames(t *testing.T) {
 		"patch":        {"mode", "path", "old_string", "new_string", "replace_all", "patch"},
 		"search_files": {"pattern", "target", "path", "file_glob", "limit", "offset", "output_mode", "context"},
 		"terminal":     {"command", "timeout", "workdir", "background"},
+		// process takes Hermes's list|poll|log|wait|kill subset.
+		"process":        {"action", "id", "timeout", "offset", "limit"},
+		"clarify":        {"question", "choices"},
+		"todo":           {"todos", "merge"},
+		"session_search": {"query", "limit", "session_id"},
+		"delegate_task":  {"goal", "context", "tasks"},
 	}
 	for _, tool := range Builtins() {
 		var schema struct {
@@ -212,5 +219,24 @@ func TestLooksBinary(t *testing.T) {
 		if got := looksBinary([]byte(c.data), c.complete); got != c.want {
 			t.Errorf("looksBinary(%q, %v) = %v, want %v", c.data, c.complete, got, c.want)
 		}
+	}
+}
+
+func TestAvailableBuiltins(t *testing.T) {
+	names := func(ts []Tool) string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(AvailableBuiltins(&Env{})); got != "read_file write_file patch search_files terminal clarify" {
+		t.Errorf("bare env: %s", got)
+	}
+	full := &Env{Processes: NewProcessManager(), Todos: NewTodoList(), Sessions: &fakeSearcher{},
+		Delegate: func(context.Context, DelegateTask) DelegateResult { return DelegateResult{} }}
+	defer full.Processes.Close()
+	if got, want := names(AvailableBuiltins(full)), names(Builtins()); got != want {
+		t.Errorf("full env: %s, want %s", got, want)
 	}
 }

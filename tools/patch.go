@@ -16,8 +16,8 @@ const (
 )
 
 // PatchTool is the patch tool. It edits a file by replacing an exact
-// string (mode "replace"); the V4A multi-file patch format (mode "patch")
-// is not supported yet.
+// string (mode "replace") or applies a V4A multi-file patch (mode "patch")
+// all or nothing.
 type PatchTool struct{}
 
 // Name implements Tool.
@@ -29,7 +29,29 @@ func (PatchTool) Description() string {
 		"`old_string` must match the file's current text exactly, including whitespace and indentation, and must occur exactly once: " +
 		"include enough surrounding lines to make it unique, or set replace_all=true to replace every occurrence. " +
 		"`new_string` replaces it (use \"\" to delete). Copy old_string from read_file output without the LINE_NUMBER| prefixes. " +
-		"Returns a diff of the change. Use write_file to create a file. Mode \"patch\" (V4A patches) is not supported yet."
+		"Returns a diff of the change. Use write_file to create a file.\n\n" +
+		"Mode \"patch\" applies a V4A patch (argument `patch`) that can add, update, move and delete several files at once; it applies fully or not at all. Format:\n" +
+		"*** Begin Patch\n" +
+		"*** Update File: src/app.go\n" +
+		"@@ func main() {\n" +
+		"   cfg := load()\n" +
+		"-  run(cfg)\n" +
+		"+  if err := run(cfg); err != nil {\n" +
+		"+    log.Fatal(err)\n" +
+		"+  }\n" +
+		"*** Add File: docs/notes.md\n" +
+		"+# Notes\n" +
+		"*** Delete File: old.txt\n" +
+		"*** Update File: a.go\n" +
+		"*** Move to: b.go\n" +
+		"@@\n" +
+		"-package a\n" +
+		"+package b\n" +
+		"*** End Patch\n" +
+		"In an Update File section each hunk starts with `@@` optionally followed by a line that appears above the change (a function or class header) to anchor it; " +
+		"then lines starting with ' ' (unchanged context, about 3 lines around each change), '-' (removed) or '+' (added). " +
+		"Hunks must follow file order. Context and '-' lines must match the file (whitespace differences are tolerated); when they match at several places, add context or an @@ anchor. " +
+		"Every line of an Add File section starts with '+'. Do not put read_file LINE_NUMBER| prefixes in patches."
 }
 
 // Schema implements Tool.
@@ -37,12 +59,12 @@ func (PatchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{
   "type": "object",
   "properties": {
-    "mode": {"type": "string", "enum": ["replace", "patch"], "default": "replace", "description": "\"replace\": replace old_string with new_string in path. \"patch\": apply a V4A patch (not supported yet)."},
+    "mode": {"type": "string", "enum": ["replace", "patch"], "default": "replace", "description": "\"replace\": replace old_string with new_string in path. \"patch\": apply the V4A patch in the patch argument (path, old_string and new_string are then unused)."},
     "path": {"type": "string", "description": "File to edit (relative to the working directory, absolute, or starting with ~)."},
     "old_string": {"type": "string", "description": "Exact text to find; must be unique in the file unless replace_all is true."},
     "new_string": {"type": "string", "description": "Replacement text (empty string deletes old_string)."},
     "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence instead of requiring exactly one."},
-    "patch": {"type": "string", "description": "V4A patch text for mode \"patch\" (not supported yet)."}
+    "patch": {"type": "string", "description": "V4A patch text for mode \"patch\", from \"*** Begin Patch\" to \"*** End Patch\"."}
   },
   "required": ["mode"],
   "additionalProperties": false
@@ -64,12 +86,15 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	if err := decodeArgs(raw, &a); err != nil {
 		return Errorf("patch: %v", err)
 	}
+	if a.Mode == "" && strings.TrimSpace(a.Patch) != "" && a.OldString == nil {
+		a.Mode = "patch"
+	}
 	switch a.Mode {
 	case "", "replace":
 	case "patch":
-		return Errorf("patch: mode \"patch\" (V4A patches) is not supported yet. Use mode \"replace\" with path, old_string and new_string, once per change, or write_file for new files.")
+		return applyV4A(ctx, env, a.Patch)
 	default:
-		return Errorf("patch: unknown mode %q; use \"replace\"", a.Mode)
+		return Errorf("patch: unknown mode %q; use \"replace\" or \"patch\"", a.Mode)
 	}
 	if strings.TrimSpace(a.Path) == "" {
 		return Errorf("patch: argument \"path\" is required in replace mode")

@@ -164,7 +164,7 @@ func TestPatchErrors(t *testing.T) {
 	mustErr(t, call(map[string]any{"path": "main.go", "old_string": "", "new_string": "y"}), "old_string", "must not be empty")
 	mustErr(t, call(map[string]any{"path": "main.go", "old_string": "x"}), "new_string", "required")
 	mustErr(t, call(map[string]any{"path": "main.go", "old_string": "x", "new_string": "x"}), "identical")
-	mustErr(t, call(map[string]any{"mode": "patch", "patch": "*** Begin Patch"}), "not supported yet")
+	mustErr(t, call(map[string]any{"mode": "patch", "patch": "*** Begin Patch"}), "no file sections")
 	mustErr(t, call(map[string]any{"mode": "diff"}), "unknown mode")
 	mustErr(t, call(map[string]any{"path": "missing.go", "old_string": "x", "new_string": "y"}), "not found", "missing.go")
 	mustErr(t, call(map[string]any{"path": ".", "old_string": "x", "new_string": "y"}), "directory")

@@ -42,7 +42,8 @@ func (TerminalTool) Description() string {
 		"stdin is empty: never run interactive commands (editors, pagers, prompts); pass flags such as -y or --no-pager instead. " +
 		"`timeout` is in seconds (default 180, max 600); on timeout the whole process group is killed. " +
 		"Output over 50,000 characters keeps its head and tail. Prefer read_file, search_files, write_file and patch over cat, grep, find, sed and echo redirection. " +
-		"background=true is not supported yet."
+		"For servers, watchers and other long-running commands set background=true: the call returns a process id at once (timeout does not apply) and you use the process tool to poll its output, wait for it or kill it; " +
+		"never append `&` to background a command yourself."
 }
 
 // Schema implements Tool.
@@ -53,7 +54,7 @@ func (TerminalTool) Schema() json.RawMessage {
     "command": {"type": "string", "description": "The shell command to run (bash syntax)."},
     "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "default": 180, "description": "Seconds before the command is killed."},
     "workdir": {"type": "string", "description": "Directory to run in (absolute, or relative to the working directory). Defaults to the working directory."},
-    "background": {"type": "boolean", "default": false, "description": "Run in the background (not supported yet)."}
+    "background": {"type": "boolean", "default": false, "description": "Start the command in the background and return a process id at once; manage it with the process tool."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -75,9 +76,6 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return Errorf("terminal: argument \"command\" is required")
-	}
-	if a.Background {
-		return Errorf("terminal: background processes are not supported yet. Run the command in the foreground with a timeout, or start it detached yourself (e.g. `nohup cmd >log 2>&1 &`) and check the log later.")
 	}
 	timeout := termDefaultTimeout
 	if a.Timeout != nil {
@@ -105,9 +103,26 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if ctx.Err() != nil {
 		return Errorf("terminal: cancelled before the command started")
 	}
+	if a.Background {
+		return startBackground(env, a.Command, dir)
+	}
 	res := runShell(ctx, a.Command, dir, time.Duration(timeout)*time.Second)
 	res.Output = note + res.Output
 	return res
+}
+
+// startBackground starts command as a background process of the session.
+func startBackground(env *Env, command, dir string) Result {
+	if env == nil || env.Processes == nil {
+		return Errorf("terminal: background processes are not available in this session; run the command in the foreground with a timeout instead")
+	}
+	id, err := env.Processes.Start(command, dir)
+	if err != nil {
+		return Errorf("terminal: %v", err)
+	}
+	return Result{Output: fmt.Sprintf("Started background process %s: %s\n"+
+		"Use process{action:\"poll\", id:%q} to read its new output, process{action:\"wait\", id:%q, timeout:N} to wait for it to exit, process{action:\"kill\", id:%q} to stop it.",
+		id, clip(command, 200), id, id, id)}
 }
 
 // shellPath returns bash, or sh when bash is not installed.

@@ -49,7 +49,7 @@ func TestTerminalBasics(t *testing.T) {
 	}
 	// A process killed by a signal reports 128+N.
 	mustErr(t, callTool(t, term, dir, map[string]any{"command": "kill -9 $$"}), "exit code: 137", "killed by signal")
-	mustErr(t, callTool(t, term, dir, map[string]any{"command": "sleep 1", "background": true}), "not supported yet")
+	mustErr(t, callTool(t, term, dir, map[string]any{"command": "sleep 1", "background": true}), "not available in this session")
 	mustErr(t, callTool(t, term, dir, map[string]any{"command": "  "}), "required")
 	mustErr(t, callTool(t, term, dir, map[string]any{"command": "true", "timeout": 0}), "timeout")
 	out = mustOK(t, callTool(t, term, dir, map[string]any{"command": "true", "timeout": 5000}))

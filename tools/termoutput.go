@@ -91,3 +91,67 @@ func lastRuneStart(b []byte) int {
 	}
 	return len(b) - 1
 }
+
+// outputRing is an io.Writer that keeps the last bytes written to it, up
+// to a cap, and knows the absolute offset of what it keeps, so that readers
+// can ask for what came after a point they saw before.
+type outputRing struct {
+	mu    sync.Mutex
+	cap   int
+	buf   []byte // the kept bytes; grows to 2*cap before it is trimmed
+	total int64  // bytes written ever
+}
+
+// newOutputRing returns an outputRing keeping the last capacity bytes.
+func newOutputRing(capacity int) *outputRing {
+	return &outputRing{cap: capacity}
+}
+
+// Write implements io.Writer; it never fails.
+func (r *outputRing) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total += int64(len(p))
+	if len(p) >= r.cap {
+		r.buf = append(r.buf[:0], p[len(p)-r.cap:]...)
+		return len(p), nil
+	}
+	if len(r.buf)+len(p) > 2*r.cap {
+		keep := r.cap - len(p)
+		n := copy(r.buf, r.buf[len(r.buf)-keep:])
+		r.buf = r.buf[:n]
+	}
+	r.buf = append(r.buf, p...)
+	return len(p), nil
+}
+
+// since returns the kept output written at or after the absolute offset
+// off (at most the last cap bytes), the offset it starts at (greater than
+// off when older bytes were dropped) and the offset it ends at: the total
+// written so far, less a rune still incomplete at the end.
+func (r *outputRing) since(off int64) (data string, start, end int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := r.total - int64(len(r.buf))
+	if keep := int64(r.cap); int64(len(r.buf)) > keep {
+		first = r.total - keep
+	}
+	start = max(off, first)
+	if start > r.total {
+		start = r.total
+	}
+	b := r.buf[len(r.buf)-int(r.total-start):]
+	// Do not start in the middle of a rune.
+	for i := 0; i < 3 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+		start++
+	}
+	end = r.total
+	if len(b) > 0 {
+		if ls := lastRuneStart(b); !utf8.FullRune(b[ls:]) && len(b)-ls < utf8.UTFMax {
+			end -= int64(len(b) - ls)
+			b = b[:ls]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), start, end
+}

@@ -18,6 +18,23 @@ type Env struct {
 	Cwd string
 	// SessionID is the session the call belongs to.
 	SessionID string
+	// Processes holds the session's background processes (terminal with
+	// background=true, and the process tool). Nil disables them. The
+	// session creates it with NewProcessManager and closes it at its end.
+	Processes *ProcessManager
+	// Ask puts a question to the user for the clarify tool and returns
+	// the answer. Nil means no user is there (headless run).
+	Ask func(ctx context.Context, question string, choices []string) (string, error)
+	// Todos is the session's task list for the todo tool. Nil disables the
+	// tool.
+	Todos *TodoList
+	// Sessions searches past sessions for session_search. Nil disables
+	// the tool.
+	Sessions SessionSearcher
+	// Delegate runs one subtask in a child agent with its own budget and
+	// returns its summary, for delegate_task. The tool calls it for at
+	// most 3 tasks at once. Nil disables delegation.
+	Delegate func(ctx context.Context, task DelegateTask) DelegateResult
 }
 
 // Result is what a tool returns to the model.

@@ -16,7 +16,12 @@ import (
 	"talaria/loop"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata")
+// updateGolden reports -update (the flag is registered by the golden
+// package that teatest brings in; both rewrite files under testdata).
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // t0 is the fixed start time of every test clock.
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -247,7 +252,7 @@ func golden(t *testing.T, got string) {
 	t.Helper()
 	got = plain(got)
 	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if *updateGolden {
+	if updateGolden() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,309 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"talaria/tools"
+)
+
+// serverEnv makes the test binary run as an MCP server over stdio.
+const serverEnv = "TALARIA_MCP_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		if err := newTestServer(true).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type echoIn struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type noIn struct{}
+
+// newTestServer builds a server with a read-only tool (echo), a mutating
+// one (write), one failing in the tool (fail), one that never answers
+// (hang) and, over stdio, one that kills the server (crash).
+func newTestServer(stdio bool) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}, &sdk.TextContent{Text: "second part"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Pretend to write."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "wrote " + in.Text}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail"},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("bad input")
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "hang"},
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ noIn) (*sdk.CallToolResult, any, error) {
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		})
+	if stdio {
+		sdk.AddTool(s, &sdk.Tool{Name: "crash"},
+			func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+				fmt.Fprintln(os.Stderr, "crashing now")
+				os.Exit(3)
+				return nil, nil, nil
+			})
+	}
+	return s
+}
+
+func stdioConfig(name string) ServerConfig {
+	return ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "1"}}
+}
+
+func toolsByName(ts []tools.Tool) map[string]tools.Tool {
+	m := map[string]tools.Tool{}
+	for _, t := range ts {
+		m[t.Name()] = t
+	}
+	return m
+}
+
+func call(t *testing.T, tool tools.Tool, args string) (tools.Result, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	r := tool.Run(context.Background(), &tools.Env{}, json.RawMessage(args))
+	return r, time.Since(start)
+}
+
+func TestConnectListAndCall(t *testing.T) {
+	httpSrv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer(false) }, nil))
+	defer httpSrv.Close()
+	ctx := context.Background()
+	m, errs := Connect(ctx, []ServerConfig{
+		stdioConfig("local"),
+		{Name: "broken", Command: "/nonexistent/mcp-server"},
+		{Name: "web", URL: httpSrv.URL},
+		{Name: "bad__name", URL: "http://x"},
+		{Name: "both", Command: "x", URL: "http://x"},
+	})
+	defer func() {
+		start := time.Now()
+		m.Close()
+		t.Logf("Close took %s", time.Since(start))
+	}()
+	if len(errs) != 3 {
+		t.Fatalf("errors = %v", errs)
+	}
+	joined := fmt.Sprint(errs)
+	for _, w := range []string{`"broken"`, "/nonexistent/mcp-server", `"bad__name"`, `"both"`} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("errors lack %s: %s", w, joined)
+		}
+	}
+	var names []string
+	for _, tl := range m.Tools() {
+		names = append(names, tl.Name())
+	}
+	want := "local__crash local__echo local__fail local__hang local__write web__echo web__fail web__hang web__write"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools = %s\nwant    %s", got, want)
+	}
+	ts := toolsByName(m.Tools())
+	echo, write := ts["local__echo"], ts["web__write"]
+	if ps, ok := echo.(interface{ ParallelSafe() bool }); !ok || !ps.ParallelSafe() {
+		t.Error("echo (readOnlyHint) is not parallel-safe")
+	}
+	if ps := write.(interface{ ParallelSafe() bool }); ps.ParallelSafe() {
+		t.Error("write is parallel-safe")
+	}
+	if ro := echo.(interface{ ReadOnly() bool }); !ro.ReadOnly() {
+		t.Error("echo not read-only")
+	}
+	if !strings.Contains(echo.Description(), "[MCP server local] Echo the text back.") {
+		t.Errorf("description = %q", echo.Description())
+	}
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(echo.Schema(), &schema); err != nil || schema.Type != "object" || schema.Properties["text"] == nil {
+		t.Errorf("schema = %s (%v)", echo.Schema(), err)
+	}
+	if err := json.Unmarshal(ts["local__fail"].Schema(), &schema); err != nil || schema.Type != "object" {
+		t.Errorf("empty schema = %s", ts["local__fail"].Schema())
+	}
+	// Calls over both transports: text parts joined; tool errors flagged.
+	for _, name := range []string{"local__echo", "web__echo"} {
+		r, _ := call(t, ts[name], `{"text":"hi"}`)
+		if r.IsError || r.Output != "echo: hi\nsecond part" {
+			t.Errorf("%s = %+v", name, r)
+		}
+	}
+	r, _ := call(t, ts["web__write"], `{"text":"x"}`)
+	if r.IsError || r.Output != "wrote x" {
+		t.Errorf("write = %+v", r)
+	}
+	r, _ = call(t, ts["local__fail"], `{}`)
+	if !r.IsError || !strings.Contains(r.Output, "bad input") {
+		t.Errorf("fail = %+v", r)
+	}
+	r, _ = call(t, echo, `{"text":5}`)
+	if !r.IsError {
+		t.Errorf("bad arguments accepted: %+v", r)
+	}
+	// A server that does not answer hits the call timeout.
+	m.SetCallTimeout(300 * time.Millisecond)
+	r, took := call(t, ts["local__hang"], `{}`)
+	if !r.IsError || !strings.Contains(r.Output, "did not answer within 300ms") || took > 3*time.Second {
+		t.Errorf("hang = %+v after %s", r, took)
+	}
+	r, _ = call(t, ts["local__echo"], `{"text":"still alive"}`)
+	if r.IsError {
+		t.Errorf("server unusable after a timeout: %+v", r)
+	}
+	st := m.Status()
+	if len(st) != 3 || !st[0].Connected || st[1].Connected || st[1].Err == nil || st[0].Tools != 5 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestServerDiesAndReconnects(t *testing.T) {
+	ctx := context.Background()
+	m, errs := Connect(ctx, []ServerConfig{stdioConfig("local")})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	defer m.Close()
+	ts := toolsByName(m.Tools())
+	// The server exits during the call: an error result, quickly.
+	r, took := call(t, ts["local__crash"], `{}`)
+	if !r.IsError || took > 5*time.Second {
+		t.Fatalf("crash = %+v after %s", r, took)
+	}
+	t.Logf("crash: %s (%s)", r.Output, took)
+	// Later calls fail at once, saying why.
+	deadline := time.Now().Add(5 * time.Second)
+	for m.Status()[0].Connected && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r, took = call(t, ts["local__echo"], `{"text":"x"}`)
+	if !r.IsError || took > time.Second || !strings.Contains(r.Output, `"local"`) || !strings.Contains(r.Output, "retried between turns") {
+		t.Errorf("call on a dead server = %+v after %s", r, took)
+	}
+	if !strings.Contains(r.Output, "crashing now") {
+		t.Errorf("the server's stderr is not quoted: %s", r.Output)
+	}
+	t.Logf("dead: %s (%s)", r.Output, took)
+	// Reconnect brings it back; the old Tool values work again.
+	if errs := m.Reconnect(ctx); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	r, _ = call(t, ts["local__echo"], `{"text":"back"}`)
+	if r.IsError || !strings.HasPrefix(r.Output, "echo: back") {
+		t.Errorf("after reconnect = %+v", r)
+	}
+	// After Close, calls fail fast and Reconnect does not revive it.
+	m.Close()
+	r, took = call(t, ts["local__echo"], `{"text":"x"}`)
+	if !r.IsError || took > time.Second {
+		t.Errorf("after Close = %+v", r)
+	}
+	if errs := m.Reconnect(ctx); len(errs) != 0 || m.Status()[0].Connected {
+		t.Errorf("Reconnect after Close: %v %+v", errs, m.Status())
+	}
+}
+
+func TestReconnectBackoff(t *testing.T) {
+	ctx := context.Background()
+	m, errs := Connect(ctx, []ServerConfig{{Name: "broken", Command: "/nonexistent/mcp-server"}})
+	defer m.Close()
+	if len(errs) != 1 {
+		t.Fatalf("errs = %v", errs)
+	}
+	// Tried again only after the backoff.
+	if errs := m.Reconnect(ctx); len(errs) != 0 {
+		t.Errorf("retried at once: %v", errs)
+	}
+	if len(m.Tools()) != 0 {
+		t.Error("tools from a server that never connected")
+	}
+}
+
+func TestToolNameSanitized(t *testing.T) {
+	used := map[string]bool{}
+	if got := toolName("my server", "do.thing/now", used); got != "my_server__do_thing_now" {
+		t.Errorf("got %q", got)
+	}
+	if got := toolName("my server", "do thing/now", used); got != "my_server__do_thing_now_2" {
+		t.Errorf("duplicate got %q", got)
+	}
+	long := toolName("s", strings.Repeat("x", 100), used)
+	if len(long) != 64 {
+		t.Errorf("long name has %d chars", len(long))
+	}
+}
+
+func TestHTTPServerGoneAndBack(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer(false) }, nil)
+	srv := httptest.NewUnstartedServer(handler)
+	srv.Listener = ln
+	srv.Start()
+	ctx := context.Background()
+	m, errs := Connect(ctx, []ServerConfig{{Name: "web", URL: "http://" + addr}})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	defer m.Close()
+	echo := toolsByName(m.Tools())["web__echo"]
+	if r, _ := call(t, echo, `{"text":"a"}`); r.IsError {
+		t.Fatalf("first call: %+v", r)
+	}
+	srv.CloseClientConnections()
+	srv.Close()
+	r, took := call(t, echo, `{"text":"b"}`)
+	t.Logf("server gone: %s (%s)", r.Output, took)
+	if !r.IsError || took > 10*time.Second || !strings.Contains(r.Output, `"web"`) {
+		t.Fatalf("call to a stopped server = %+v after %s", r, took)
+	}
+	// It comes back on the same address; Reconnect picks it up.
+	ln2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s again: %v", addr, err)
+	}
+	srv2 := httptest.NewUnstartedServer(handler)
+	srv2.Listener = ln2
+	srv2.Start()
+	defer func() {
+		m.Close() // first: the client holds an SSE stream open
+		srv2.Close()
+	}()
+	if m.Status()[0].Connected {
+		// The SDK may still hold the session: a second call finds it dead.
+		call(t, echo, `{"text":"c"}`)
+	}
+	if errs := m.Reconnect(ctx); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if r, _ := call(t, echo, `{"text":"d"}`); r.IsError || !strings.HasPrefix(r.Output, "echo: d") {
+		t.Errorf("after reconnect: %+v", r)
+	}
+}

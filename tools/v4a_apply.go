@@ -1,0 +1,385 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// v4aChange is the planned effect of one file section.
+type v4aChange struct {
+	f       v4aFile
+	src     string // absolute path read or deleted
+	dst     string // absolute path written ("" for a delete)
+	before  string // content before ("" for an add)
+	after   string // content after ("" for a delete)
+	mode    fs.FileMode
+	diff    string
+	added   int
+	removed int
+}
+
+// applyV4A parses and applies a V4A patch with all-or-nothing semantics:
+// every section is validated and every hunk located before any file is
+// written, and a failed write rolls back the files already written.
+func applyV4A(ctx context.Context, env *Env, text string) Result {
+	if strings.TrimSpace(text) == "" {
+		return Errorf("patch: argument \"patch\" is required in mode \"patch\" (a V4A patch starting with \"*** Begin Patch\")")
+	}
+	files, err := parseV4A(text)
+	if err != nil {
+		return Errorf("patch: invalid V4A patch: %v. No file was changed.", err)
+	}
+	cwd := envCwd(env)
+	seen := map[string]string{}
+	claim := func(abs, shown string) error {
+		if prev, ok := seen[abs]; ok {
+			return fmt.Errorf("%s is touched by more than one section (also as %s); merge them into one section", shown, prev)
+		}
+		seen[abs] = shown
+		return nil
+	}
+	var changes []v4aChange
+	for _, f := range files {
+		c, err := planV4AFile(env, f)
+		if err == nil {
+			err = claim(c.src, f.path)
+		}
+		if err == nil && c.dst != "" && c.dst != c.src {
+			err = claim(c.dst, f.moveTo)
+		}
+		if err != nil {
+			return Errorf("patch: %s. No file was changed.", strings.TrimSuffix(err.Error(), "."))
+		}
+		changes = append(changes, c)
+	}
+	if ctx.Err() != nil {
+		return Errorf("patch: cancelled before writing; no file was changed")
+	}
+	if err := commitV4A(changes); err != nil {
+		return Errorf("patch: %v", err)
+	}
+	var summary, diffs []string
+	totalAdd, totalDel := 0, 0
+	for _, c := range changes {
+		shown := displayPath(cwd, c.src)
+		switch {
+		case c.f.op == v4aAdd:
+			summary = append(summary, "A "+shown)
+		case c.f.op == v4aDelete:
+			summary = append(summary, "D "+shown)
+		case c.dst != c.src:
+			summary = append(summary, "R "+shown+" -> "+displayPath(cwd, c.dst))
+		default:
+			summary = append(summary, "M "+shown)
+		}
+		totalAdd += c.added
+		totalDel += c.removed
+		if c.diff != "" {
+			diffs = append(diffs, c.diff)
+		}
+	}
+	return Result{Output: fmt.Sprintf("Applied patch to %s (-%d +%d lines): %s\n%s",
+		plural(len(changes), "file"), totalDel, totalAdd, strings.Join(summary, ", "), strings.Join(diffs, "\n"))}
+}
+
+// planV4AFile checks one section against the file system and computes its
+// new content and diff, writing nothing.
+func planV4AFile(env *Env, f v4aFile) (v4aChange, error) {
+	c := v4aChange{f: f, mode: 0o644}
+	src, err := resolveArgPath(env, f.path)
+	if err != nil {
+		return c, fmt.Errorf("%s: %v", f.path, err)
+	}
+	c.src = src
+	info, statErr := os.Stat(src)
+	if statErr == nil && !info.Mode().IsRegular() {
+		return c, fmt.Errorf("%s is not a regular file (it is a %s)", f.path, fileKind(info.Mode()))
+	}
+	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+		return c, fmt.Errorf("cannot access %s: %v", f.path, statErr)
+	}
+	exists := statErr == nil
+	if f.op == v4aAdd {
+		if exists {
+			return c, fmt.Errorf("Add File %s: the file already exists; use \"*** Update File:\" to change it, or write_file to replace it", f.path)
+		}
+		c.dst = src
+		c.after = strings.Join(f.add, "\n")
+		if len(f.add) > 0 {
+			c.after += "\n"
+		}
+		c.added = len(f.add)
+		c.diff = fileDiff("/dev/null", "b/"+displayPath(envCwd(env), src), []diffHunk{{newStart: 1, lines: prefixAll('+', f.add)}})
+		return c, nil
+	}
+	verb := "Update File"
+	if f.op == v4aDelete {
+		verb = "Delete File"
+	}
+	if !exists {
+		return c, fmt.Errorf("%s %s: the file does not exist (resolved to %s); use \"*** Add File:\" to create it", verb, f.path, src)
+	}
+	c.mode = info.Mode().Perm()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return c, fmt.Errorf("cannot read %s: %v", f.path, err)
+	}
+	if looksBinary(data, true) {
+		return c, fmt.Errorf("%s looks like a binary file; patch edits text files only", f.path)
+	}
+	c.before = string(data)
+	shown := displayPath(envCwd(env), src)
+	if f.op == v4aDelete {
+		old := splitLines(c.before)
+		c.removed = len(old)
+		c.diff = fileDiff("a/"+shown, "/dev/null", []diffHunk{{oldStart: 1, lines: prefixAll('-', old)}})
+		return c, nil
+	}
+	c.dst = src
+	if f.moveTo != "" {
+		dst, err := resolveArgPath(env, f.moveTo)
+		if err != nil {
+			return c, fmt.Errorf("Move to %s: %v", f.moveTo, err)
+		}
+		if dst != src {
+			if _, err := os.Lstat(dst); err == nil {
+				return c, fmt.Errorf("cannot move %s to %s: the destination already exists", f.path, f.moveTo)
+			}
+		}
+		c.dst = dst
+	}
+	after, hunks, err := applyHunks(c.before, f)
+	if err != nil {
+		return c, err
+	}
+	c.after = after
+	for _, h := range hunks {
+		for _, l := range h.lines {
+			switch l[0] {
+			case '+':
+				c.added++
+			case '-':
+				c.removed++
+			}
+		}
+	}
+	c.diff = fileDiff("a/"+shown, "b/"+displayPath(envCwd(env), c.dst), hunks)
+	if c.diff == "" {
+		c.diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n(renamed, content unchanged)", shown, displayPath(envCwd(env), c.dst))
+	}
+	return c, nil
+}
+
+// commitV4A writes the planned changes. When a write fails, the files
+// already changed are restored, so that the patch applies fully or not at
+// all.
+func commitV4A(changes []v4aChange) error {
+	type undo struct {
+		path    string
+		content *string // nil: remove the path
+		mode    fs.FileMode
+	}
+	var undos []undo
+	rollback := func(cause error) error {
+		var failed []string
+		for i := len(undos) - 1; i >= 0; i-- {
+			u := undos[i]
+			var err error
+			if u.content == nil {
+				err = os.Remove(u.path)
+			} else {
+				err = atomicWrite(u.path, []byte(*u.content), u.mode)
+			}
+			if err != nil {
+				failed = append(failed, u.path)
+			}
+		}
+		if len(failed) > 0 {
+			return fmt.Errorf("%v; rolling back also failed for %s, check them by hand", cause, strings.Join(failed, ", "))
+		}
+		return fmt.Errorf("%v; the files already written were restored, so no file was changed", cause)
+	}
+	for _, c := range changes {
+		before := c.before
+		if c.dst != "" {
+			if err := atomicWrite(c.dst, []byte(c.after), c.mode); err != nil {
+				return rollback(err)
+			}
+			if c.f.op == v4aAdd || c.dst != c.src {
+				undos = append(undos, undo{path: c.dst})
+			} else {
+				undos = append(undos, undo{path: c.dst, content: &before, mode: c.mode})
+			}
+		}
+		if c.dst != c.src {
+			if err := os.Remove(c.src); err != nil {
+				return rollback(fmt.Errorf("cannot remove %s: %v", c.src, err))
+			}
+			undos = append(undos, undo{path: c.src, content: &before, mode: c.mode})
+		}
+	}
+	return nil
+}
+
+// v4aNorms are the line comparisons tried in order: exact, ignoring
+// trailing whitespace, ignoring all whitespace.
+var v4aNorms = [...]func(string) string{
+	func(s string) string { return s },
+	func(s string) string { return strings.TrimRight(s, " \t\r\f\v") },
+	func(s string) string { return strings.Join(strings.Fields(s), "") },
+}
+
+// applyHunks applies the hunks of an Update File section to content. Each
+// hunk is located at or after the end of the previous one (after its @@
+// anchors when given); when it is not anchored its lines must match in one
+// place only. It returns the new content and the hunks as diff hunks.
+func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
+	if len(f.hunks) == 0 {
+		return content, nil, nil // a pure move keeps the bytes as they are
+	}
+	crlf := strings.Contains(content, "\r\n")
+	finalNL := content == "" || strings.HasSuffix(content, "\n")
+	lines := splitLines(content)
+	type edit struct {
+		start, n int
+		repl     []string
+		diff     diffHunk
+	}
+	var edits []edit
+	cursor := 0
+	for i, h := range f.hunks {
+		where := fmt.Sprintf("Update File %s: %s", f.path, h.label(i))
+		from, anchor := cursor, -1
+		for _, hint := range h.hints {
+			at := findLines(lines, []string{hint}, max(from, anchor+1), false)
+			if len(at) == 0 {
+				// The anchor may be a fragment of a line, e.g. "func Foo".
+				at = findSubstring(lines, hint, max(from, anchor+1))
+			}
+			if len(at) > 0 {
+				// The hunk may repeat the anchor line as its first context.
+				from, anchor = at[0], at[0]
+			}
+		}
+		anchored := anchor >= 0
+		old := h.oldLines()
+		var start int
+		switch {
+		case len(old) == 0 && (h.eof || !anchored):
+			start = len(lines)
+		case len(old) == 0:
+			start = anchor + 1
+		default:
+			at := findLines(lines, old, from, h.eof)
+			if len(at) == 0 && anchored {
+				// The anchor can be wrong while the lines are right.
+				at = findLines(lines, old, cursor, h.eof)
+				anchored = false
+			}
+			if len(at) == 0 {
+				return "", nil, fmt.Errorf("%s: its context and '-' lines were not found in the file.%s Re-read the file and copy the lines exactly.", where, notFoundHint(strings.Join(lines, "\n"), strings.Join(old, "\n")))
+			}
+			if len(at) > 1 && !anchored && !h.eof {
+				return "", nil, fmt.Errorf("%s: its lines match at %d places (lines %s); add more context lines or an \"@@ line above the change\" anchor so that it matches once", where, len(at), joinInts(plusOne(at, 5)))
+			}
+			start = at[0]
+		}
+		var repl []string
+		var dl []string
+		k := start
+		for _, l := range h.lines {
+			switch l[0] {
+			case ' ':
+				repl = append(repl, lines[k])
+				dl = append(dl, " "+lines[k])
+				k++
+			case '-':
+				dl = append(dl, "-"+lines[k])
+				k++
+			case '+':
+				repl = append(repl, l[1:])
+				dl = append(dl, l)
+			}
+		}
+		edits = append(edits, edit{start: start, n: len(old), repl: repl, diff: diffHunk{oldStart: start + 1, lines: dl}})
+		cursor = start + len(old)
+	}
+	var out []string
+	var hunks []diffHunk
+	pos, shift := 0, 0
+	for _, e := range edits {
+		out = append(out, lines[pos:e.start]...)
+		out = append(out, e.repl...)
+		pos = e.start + e.n
+		e.diff.newStart = e.start + 1 + shift
+		shift += len(e.repl) - e.n
+		hunks = append(hunks, e.diff)
+	}
+	out = append(out, lines[pos:]...)
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	res := strings.Join(out, nl)
+	if len(out) > 0 && finalNL {
+		res += nl
+	}
+	return res, hunks, nil
+}
+
+// findLines returns the indexes at or after from where want matches lines,
+// using the first comparison of v4aNorms that finds any match. With atEOF
+// only a match ending at the last line counts.
+func findLines(lines, want []string, from int, atEOF bool) []int {
+	for _, norm := range v4aNorms {
+		w := make([]string, len(want))
+		for i, s := range want {
+			w[i] = norm(s)
+		}
+		var at []int
+		for s := max(from, 0); s+len(w) <= len(lines); s++ {
+			if atEOF && s+len(w) != len(lines) {
+				continue
+			}
+			ok := true
+			for j := range w {
+				if norm(lines[s+j]) != w[j] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				at = append(at, s)
+			}
+		}
+		if len(at) > 0 {
+			return at
+		}
+	}
+	return nil
+}
+
+// findSubstring returns the first index at or after from of a line that
+// contains hint, ignoring surrounding whitespace.
+func findSubstring(lines []string, hint string, from int) []int {
+	hint = strings.TrimSpace(hint)
+	for i := max(from, 0); i < len(lines); i++ {
+		if strings.Contains(lines[i], hint) {
+			return []int{i}
+		}
+	}
+	return nil
+}
+
+// plusOne converts up to n 0-based indexes to 1-based line numbers.
+func plusOne(xs []int, n int) []int {
+	out := make([]int, 0, n)
+	for _, x := range xs[:min(n, len(xs))] {
+		out = append(out, x+1)
+	}
+	return out
+}
