@@ -129,6 +129,7 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage
 	}
+	defer s.Close()
 	if s.Notice != "" {
 		fmt.Fprintln(stderr, "talaria:", s.Notice)
 	}
@@ -261,6 +262,11 @@ func tui(o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage
 	}
+	defer func() {
+		if w.cur != nil {
+			w.cur.Close()
+		}
+	}()
 	if err := ui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
@@ -333,6 +339,9 @@ func (w *tuiWiring) switchTo(f app.Flags) (ui.Session, error) {
 }
 
 func (w *tuiWiring) adopt(s *app.Session) ui.Session {
+	if w.cur != nil {
+		w.cur.Close()
+	}
 	w.cur = s
 	w.agent.set(s.Agent)
 	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)

@@ -60,6 +60,9 @@ type Options struct {
 	// fraction of the usable window; 0 means 0.50).
 	Compression          bool
 	CompressionThreshold float64
+	// BeforeTurn, when set, runs in the prologue of every turn (e.g. to
+	// reconnect MCP servers that died).
+	BeforeTurn func(ctx context.Context)
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.

@@ -112,6 +112,9 @@ func (t *turn) prologue(input string) {
 	t.a.route.chain.Reset()
 	t.a.guard.ResetForTurn()
 	t.a.ctxs.governor.BeginTurn()
+	if t.a.opts.BeforeTurn != nil {
+		t.step("before turn", func() { t.a.opts.BeforeTurn(t.ctx) })
+	}
 	input = strings.ToValidUTF8(input, "\uFFFD")
 	t.emit(&TurnStarted{Input: input})
 	t.a.mu.Lock()

@@ -36,6 +36,8 @@ type Flags struct {
 	Overrides  config.Overrides
 	// Headless is true for -p runs (hard-stop guardrails default on).
 	Headless bool
+	// UI offers approval and clarify prompts; zero means nobody answers.
+	UI Interactive
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -60,9 +62,17 @@ type Session struct {
 	Record  *persist.Session
 	Agent   *loop.Agent
 	Resumed bool
+	tools   *toolset
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
+}
+
+// Close ends the session's background processes and MCP servers.
+func (s *Session) Close() {
+	if s.tools != nil {
+		s.tools.close()
+	}
 }
 
 // Home resolves $TALARIA_HOME: the flag, else the env var, else ~/.talaria.
@@ -150,7 +160,15 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Agent = loop.New(loop.Options{
+	ts, err := buildTools(ctx, cfg, cwd, s.Record.ID, f.UI)
+	if err != nil {
+		return nil, err
+	}
+	s.tools = ts
+	if len(ts.warnings) > 0 {
+		s.Notice = strings.TrimPrefix(s.Notice+"; "+strings.Join(ts.warnings, "; "), "; ")
+	}
+	opts := loop.Options{
 		SessionID:     s.Record.ID,
 		Chain:         chain,
 		NewTransport:  NewTransport,
@@ -159,8 +177,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		SystemPrompt:  *s.Record.SystemPrompt,
 		History:       history,
 		Turns:         countTurns(history),
-		Tools:         tools.NewRegistry(tools.Builtins()...),
-		ToolEnv:       tools.Env{Cwd: cwd, SessionID: s.Record.ID},
+		Tools:         ts.registry,
 		Store:         store,
 		Sink:          sink,
 		MaxIterations: cfg.Agent.MaxIterations,
@@ -174,8 +191,13 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Guardrails:           guardrails(cfg.ToolLoopGuardrails, f.Headless),
 		Compression:          cfg.Compression.Enabled,
 		CompressionThreshold: cfg.Compression.Threshold,
+		Approve:              ts.approver.Check,
+		BeforeTurn:           ts.beforeTurn,
 		Log:                  newLogger(home),
-	})
+	}
+	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
+	opts.ToolEnv = ts.env
+	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	return s, nil
 }

@@ -97,7 +97,7 @@ func TestHeadlessTurnWithToolsOnDisk(t *testing.T) {
 		pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"out/summary.md","content":"zebra\n"}`}),
 		pt.Text("The project is called zebra; I wrote out/summary.md."),
 	)
-	r := talaria(t, home, cwd, srv, "", "-p", "summarise the readme")
+	r := talaria(t, home, cwd, srv, "", "-p", "summarise the readme", "--yolo")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "The project is called zebra; I wrote out/summary.md." {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -289,5 +289,45 @@ func TestSteerFromStdin(t *testing.T) {
 	}
 	if !delivered || !strings.Contains(srv.RawRequests()[1], "focus on tests") {
 		t.Fatalf("steer not delivered into the second request: %s", srv.RawRequests()[1])
+	}
+}
+
+func TestHeadlessWriteDeniedWithoutYolo(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"x.txt","content":"x"}`}),
+		pt.Text("I could not write."),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "write x")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "x.txt")); err == nil {
+		t.Fatal("write_file ran without approval")
+	}
+	if second := srv.RawRequests()[1]; !strings.Contains(second, "--yolo") {
+		t.Fatalf("the denial must say how to allow: %s", second)
+	}
+}
+
+func TestDelegateTaskRunsAChildAgent(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "delegate_task", Args: `{"goal":"list the files"}`}),
+		pt.Text("Child summary: the directory is empty."),
+		pt.Text("The subagent says the directory is empty."),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "delegate it", "--yolo")
+	if r.code != 0 || !strings.Contains(r.stdout, "subagent says") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.RawRequests()
+	if len(reqs) != 3 || !strings.Contains(reqs[1], "list the files") || strings.Contains(reqs[1], `"name":"delegate_task"`) {
+		t.Fatalf("child request wrong (it must carry the goal and no delegate_task tool): %d requests\n%s", len(reqs), reqs[1])
+	}
+	if !strings.Contains(reqs[2], "Child summary") {
+		t.Fatalf("the child's summary did not come back to the parent: %s", reqs[2])
 	}
 }

@@ -1,0 +1,134 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"talaria/loop"
+	"talaria/loop/config"
+	"talaria/providers"
+	"talaria/tools"
+	"talaria/tools/mcp"
+)
+
+// Interactive holds the callbacks a front end offers for questions that
+// need a person: nil fields mean nobody is there (headless).
+type Interactive struct {
+	Approve func(ctx context.Context, req tools.ApprovalRequest) (tools.ApprovalDecision, error)
+	Ask     func(ctx context.Context, question string, choices []string) (string, error)
+}
+
+// toolset is the session's tools: the registry, the environment the tools
+// run in, the approval policy and the MCP servers.
+type toolset struct {
+	registry *tools.Registry
+	env      tools.Env
+	approver *tools.Approver
+	mcp      *mcp.Manager
+	warnings []string
+}
+
+// buildTools wires the built-in tools, MCP servers and approvals. The
+// delegate_task tool gets a child agent factory later (it needs the agent's
+// backends), through setDelegate.
+func buildTools(ctx context.Context, cfg config.Config, cwd, sessionID string, ui Interactive) (*toolset, error) {
+	mode, err := tools.ParseApprovalMode(cfg.Approvals)
+	if err != nil {
+		return nil, usage("approvals: %v", err)
+	}
+	ts := &toolset{env: tools.Env{Cwd: cwd, SessionID: sessionID, Processes: tools.NewProcessManager(), Todos: tools.NewTodoList(), Ask: ui.Ask}}
+	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
+		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
+	}
+	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
+	ts.approver = tools.NewApprover(mode, ui.Approve)
+	ts.approver.Tools, ts.approver.Cwd = ts.registry, cwd
+	if len(cfg.MCPServers) > 0 {
+		ts.connectMCP(ctx, cfg.MCPServers)
+	}
+	return ts, nil
+}
+
+func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCPServer) {
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	cfgs := make([]mcp.ServerConfig, 0, len(names))
+	for _, n := range names {
+		s := servers[n]
+		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL})
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	mgr, errs := mcp.Connect(cctx, cfgs)
+	ts.mcp = mgr
+	for _, e := range errs {
+		ts.warnings = append(ts.warnings, "mcp: "+e.Error())
+	}
+	ts.registerMCP()
+}
+
+func (ts *toolset) registerMCP() {
+	if ts.mcp == nil {
+		return
+	}
+	for _, t := range ts.mcp.Tools() {
+		ts.registry.Register(t)
+	}
+}
+
+// beforeTurn reconnects dead MCP servers between turns.
+func (ts *toolset) beforeTurn(ctx context.Context) {
+	if ts.mcp == nil {
+		return
+	}
+	_ = ts.mcp.Reconnect(ctx)
+	ts.registerMCP()
+}
+
+func (ts *toolset) close() {
+	if ts.env.Processes != nil {
+		ts.env.Processes.Close()
+	}
+	if ts.mcp != nil {
+		_ = ts.mcp.Close()
+	}
+}
+
+// delegateTo makes delegate_task run each task in a child agent with its
+// own budget (delegation.max_iterations) and the parent's backends, tools
+// (minus delegate_task: one level deep) and approvals. The child's events
+// stay private; its final answer is the summary.
+func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
+	child := tools.NewRegistry()
+	for _, t := range ts.registry.All() {
+		if t.Name() != "delegate_task" {
+			child.Register(t)
+		}
+	}
+	var n atomic.Int64
+	ts.env.Delegate = func(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
+		opts := parent
+		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
+		opts.History, opts.Turns, opts.Store = nil, 0, nil
+		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = nil, child, maxIterations, ts.env
+		if parent.Chain != nil {
+			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
+		}
+		opts.SystemPrompt = parent.SystemPrompt + "\n\nYou are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
+		input := task.Goal
+		if task.Context != "" {
+			input += "\n\nContext from the parent agent:\n" + task.Context
+		}
+		res, err := loop.New(opts).Run(ctx, input)
+		if err == nil && !res.Completed && res.FinalResponse == "" {
+			err = fmt.Errorf("the subagent ended without an answer (%s)", res.ExitReason)
+		}
+		return tools.DelegateResult{Goal: task.Goal, Summary: res.FinalResponse, Err: err}
+	}
+}
