@@ -242,9 +242,12 @@ func tui(o *options, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	dialogs := ui.NewDialogs()
 	w := &tuiWiring{flags: o.flags, ctx: ctx}
+	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
-	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations, Commands: w.commands()}
+	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
+		Commands: w.commands(), Dialogs: dialogs}
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events

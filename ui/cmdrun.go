@@ -109,19 +109,38 @@ func (m *Model) external(name, args string) tea.Cmd {
 		return nil
 	}
 	ctx := m.ctx
-	switch name {
-	case "new":
+	switch {
+	case name == "new":
 		return func() tea.Msg { s, err := cb.New(ctx); return sessionResult(s, err) }
-	case "resume":
+	case name == "sessions" || (name == "resume" && args == "" && cb.Sessions != nil):
+		return listSessions(ctx, cb)
+	case name == "resume":
 		return func() tea.Msg { s, err := cb.Resume(ctx, args); return sessionResult(s, err) }
-	case "sessions":
-		return func() tea.Msg { list, err := cb.Sessions(ctx); return sessionsResult(list, err) }
-	case "model":
+	case name == "model":
 		return m.switchModel(ctx, args)
 	}
 	return func() tea.Msg {
 		err := cb.Compress(ctx)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("/compress", err) }}
+	}
+}
+
+// listSessions fetches the sessions for the picker; without a Resume
+// callback the picker could not resume one, so the list is printed.
+func listSessions(ctx context.Context, cb Commands) tea.Cmd {
+	pick := cb.Resume != nil
+	return func() tea.Msg {
+		list, err := cb.Sessions(ctx)
+		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			switch {
+			case err != nil:
+				return m.reportErr("/sessions", err)
+			case pick:
+				return m.openPicker(list)
+			}
+			m.printSessions(list)
+			return nil
+		}}
 	}
 }
 
@@ -156,24 +175,18 @@ func sessionResult(s Session, err error) tea.Msg {
 	}}
 }
 
-// sessionsResult lists sessions in the transcript.
-func sessionsResult(list []SessionInfo, err error) tea.Msg {
-	return commandResultMsg{apply: func(m *Model) tea.Cmd {
-		if err != nil {
-			return m.reportErr("/sessions", err)
-		}
-		if len(list) == 0 {
-			m.notice(noticeMuted, "no sessions yet")
-			return nil
-		}
-		var b strings.Builder
-		b.WriteString("sessions · /resume ID continues one")
-		for _, s := range list {
-			fmt.Fprintf(&b, "\n%s  %s  %4d msgs  %s", shortID(s.ID), s.Updated.Format("2006-01-02 15:04"), s.Messages, oneLine(s.Title))
-		}
-		m.notice(noticeInfo, b.String())
-		return nil
-	}}
+// printSessions lists sessions in the transcript.
+func (m *Model) printSessions(list []SessionInfo) {
+	if len(list) == 0 {
+		m.notice(noticeMuted, "no sessions yet")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("sessions · /resume ID continues one")
+	for _, s := range list {
+		fmt.Fprintf(&b, "\n%s  %s  %4d msgs  %s", shortID(s.ID), s.Updated.Format("2006-01-02 15:04"), s.Messages, oneLine(s.Title))
+	}
+	m.notice(noticeInfo, b.String())
 }
 
 // handleCommandResult applies a callback's result.

@@ -26,8 +26,8 @@ func commandList() []command {
 		{"steer", "TEXT", "inject TEXT into the running turn"},
 		{"queue", "TEXT", "run TEXT as the next turn"},
 		{"new", "", "start a new session"},
-		{"resume", "[ID]", "continue a session"},
-		{"sessions", "", "list sessions"},
+		{"resume", "[ID]", "continue a session (no ID: pick one)"},
+		{"sessions", "", "pick a session to resume"},
 		{"model", "[PROVIDER/]NAME", "switch the model"},
 		{"compress", "", "compress the context now"},
 		{"usage", "", "show token usage"},
@@ -134,7 +134,7 @@ func (m *Model) acceptCompletion() (tea.Cmd, bool) {
 
 // renderPopup draws the completion list above the composer.
 func (m *Model) renderPopup() string {
-	if !m.popupOpen() {
+	if !m.popupOpen() || m.modalOpen() {
 		return ""
 	}
 	st := m.look.st

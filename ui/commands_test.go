@@ -171,7 +171,11 @@ func TestExternalCommands(t *testing.T) {
 	})
 	h.size(80, 40)
 	h.command("/sessions")
-	contains(t, h.screen(), "abcdef12  2026-03-01 12:00    12 msgs  fix parser")
+	contains(t, h.screen(), "Resume a session · 1 of 1", "abcdef12  fix parser")
+	h.key("esc")
+	if h.m.modal.picker != nil {
+		t.Fatal("esc did not close the picker")
+	}
 	h.command("/model anthropic/claude-sonnet-4-5")
 	contains(t, h.m.statusView, "anthropic/claude-sonnet-4-5")
 	h.command("/compress")

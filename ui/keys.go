@@ -30,7 +30,7 @@ func defaultKeyMap() keyMap {
 		Send:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send · steer while busy")),
 		Newline:       key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"), key.WithHelp("shift+enter/ctrl+j", "newline")),
 		Tab:           key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete · queue while busy")),
-		Esc:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "interrupt · clear input")),
+		Esc:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "interrupt · clear input · deny/close a dialog")),
 		CtrlC:         key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "interrupt · clear · twice quits")),
 		Up:            key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "input history")),
 		Down:          key.NewBinding(key.WithKeys("down")),
@@ -46,12 +46,15 @@ func (k keyMap) help() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse}
 }
 
-// handleKey routes a key press: the screen's bindings first, the composer
-// otherwise.
+// handleKey routes a key press: to the open modal, else the screen's
+// bindings first, the composer otherwise.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if !key.Matches(msg, k.CtrlC) {
 		m.ui.lastCtrlC = time.Time{}
+	}
+	if m.modalOpen() {
+		return m.handleModalKey(msg)
 	}
 	switch {
 	case key.Matches(msg, k.CtrlC):
@@ -168,6 +171,9 @@ func (m *Model) toggleMouse() tea.Cmd {
 // handlePaste collapses long pastes into a placeholder; the text is sent
 // whole.
 func (m *Model) handlePaste(text string) tea.Cmd {
+	if m.modalOpen() {
+		return m.modalPaste(text)
+	}
 	if isLongPaste(text) {
 		m.comp.insertPaste(text)
 		m.ui.popupClosed = false

@@ -3,6 +3,10 @@
 // running turn (iteration budget, retry countdown, tool lanes, guardrails,
 // pending steers and queued messages), a composer and a status line.
 //
+// Tool approvals and clarify questions reach the screen through
+// [Dialogs], and show as a modal in the composer's place, one at a time;
+// /sessions and /resume open a session picker there.
+//
 // Turns run in the agent's goroutine. The screen starts them through
 // [Agent].Run in a command goroutine and learns what happens only from the
 // events channel in [Options], drained in batches by a re-armed command.
@@ -16,10 +20,13 @@
 //
 //	ctx := context.Background()
 //	events, sink := ui.EventChannel(ctx, 0)
-//	agent := loop.New(loop.Options{Sink: sink, ...})
+//	dialogs := ui.NewDialogs()
+//	approver := tools.NewApprover(mode, dialogs.Approve)
+//	env := tools.Env{Ask: dialogs.Ask, ...}
+//	agent := loop.New(loop.Options{Sink: sink, Approve: approver.Check, ...})
 //	agent.EmitSessionStarted(cwd, resumed)
 //	err := ui.Run(ctx, ui.Options{
-//		Agent: ui.Adapt(agent), Events: events,
+//		Agent: ui.Adapt(agent), Events: events, Dialogs: dialogs,
 //		Provider: provider, Model: model, Cwd: cwd, SessionID: agent.SessionID(),
 //		Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode,
 //		MaxIterations: cfg.Agent.MaxIterations, ContextLength: cfg.Model.ContextLength,
@@ -54,14 +61,16 @@ type Model struct {
 	width int
 	high  int
 
-	tr   *transcript
-	comp composer
-	ses  sessionInfo
-	turn turnState
-	live liveState
-	ui   uiState
+	tr    *transcript
+	comp  composer
+	ses   sessionInfo
+	turn  turnState
+	live  liveState
+	ui    uiState
+	modal modalState // approval and clarify dialogs, session picker
 
 	// Cached screen parts, rebuilt in Update by sync, joined by View.
+	// composerView holds the open modal instead of the composer.
 	panesView, popupView, composerView, statusView string
 	trDirty, chromeDirty, inputDirty               bool
 }
@@ -131,9 +140,9 @@ func New(opts Options) *Model {
 }
 
 // Init asks the terminal for its background colour (to pick dark or light)
-// and starts draining events.
+// and starts draining events and dialog requests.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, waitEvents(m.events, m.evGen)}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, waitEvents(m.events, m.evGen), waitDialogs(m.opts.Dialogs)}
 	if p := m.opts.InitialPrompt; p != "" && m.agent != nil {
 		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{text: p} })
 	}
@@ -174,6 +183,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleFrame()
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case dialogMsg:
+		return m.handleDialog(msg)
+	case dialogSettledMsg:
+		return m.handleDialogSettled(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
@@ -205,6 +218,12 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.width, m.high = w, h
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
+	if m.modal.typing {
+		m.modal.input.setWidth(m.modalInputWidth())
+	}
+	if p := m.modal.picker; p != nil {
+		p.filter.setWidth(m.pickerFilterWidth())
+	}
 	m.trDirty, m.chromeDirty = true, true
 	return nil
 }

@@ -83,6 +83,11 @@ type Options struct {
 	// History is a resumed session's messages, shown before new turns.
 	History []providers.Message
 
+	// Dialogs brings tool approvals and clarify questions to the screen;
+	// give its Approve to tools.NewApprover and its Ask to tools.Env.Ask.
+	// Nil: nothing is ever asked here.
+	Dialogs *Dialogs
+
 	// Commands are the slash commands that need the outside world. A nil
 	// callback makes its command answer "not available yet".
 	Commands Commands
@@ -103,10 +108,13 @@ type Options struct {
 type Commands struct {
 	// New starts a new session (/new).
 	New func(ctx context.Context) (Session, error)
-	// Resume switches to session id, or to the most recent one when id is
-	// empty (/resume [ID]).
+	// Resume switches to session id (/resume ID, or Enter in the session
+	// picker), or to the most recent one when id is empty (/resume when
+	// there is no Sessions callback to open the picker with).
 	Resume func(ctx context.Context, id string) (Session, error)
-	// Sessions lists sessions (/sessions).
+	// Sessions lists sessions, most recent first, for the picker that
+	// /sessions and /resume open. Without Resume, /sessions prints the list
+	// instead.
 	Sessions func(ctx context.Context) ([]SessionInfo, error)
 	// Model switches the model; spec is "[provider/]name" (/model).
 	Model func(ctx context.Context, spec string) (provider, model string, err error)
@@ -128,7 +136,7 @@ type Session struct {
 	History []providers.Message
 }
 
-// SessionInfo is one row of /sessions.
+// SessionInfo is one row of the session picker.
 type SessionInfo struct {
 	ID       string
 	Title    string

@@ -76,7 +76,11 @@ func (m *Model) activityLine() string {
 	if !m.turn.started.IsZero() {
 		elapsed = " · " + fmtDuration(m.ui.now.Sub(m.turn.started))
 	}
-	return m.fit(st.Accent.Render(spinner(m.ui.frame)+" "+label) + st.Muted.Render(elapsed+" · esc to interrupt") + more)
+	stop := " · esc to interrupt"
+	if m.dialog() != nil {
+		label, stop = "waiting for your answer", " · ctrl+c interrupts"
+	}
+	return m.fit(st.Accent.Render(spinner(m.ui.frame)+" "+label) + st.Muted.Render(elapsed+stop) + more)
 }
 
 // fit cuts a pane line to the screen width.

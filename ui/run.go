@@ -10,8 +10,9 @@ import (
 
 // Run shows the screen on the terminal and returns when the user quits or
 // ctx ends. A turn still running is interrupted, and the context passed to
-// Agent.Run is cancelled, before Run returns. NO_COLOR in the environment
-// turns colours off.
+// Agent.Run is cancelled, before Run returns, and Options.Dialogs is
+// closed: questions still waiting get [ErrDialogsClosed]. NO_COLOR in the
+// environment turns colours off.
 func Run(ctx context.Context, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
@@ -20,6 +21,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer m.shutdown()
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, err := p.Run()
+	opts.Dialogs.Close()
 	if m.turn.busy && m.agent != nil {
 		m.agent.Interrupt()
 	}

@@ -33,14 +33,22 @@ func (m *Model) View() tea.View {
 	}
 	parts = append(parts, m.composerView, m.statusView)
 	v.SetContent(strings.Join(parts, "\n"))
-	x, cy := m.comp.cursor()
-	v.Cursor = tea.NewCursor(x+2, y+1+cy) // inside the border and padding
+	switch {
+	case !m.modalOpen():
+		x, cy := m.comp.cursor()
+		v.Cursor = tea.NewCursor(x+2, y+1+cy) // inside the border and padding
+	case m.modal.cursorOK:
+		v.Cursor = tea.NewCursor(m.modal.cursorX, y+m.modal.cursorY)
+	}
 
 	return v
 }
 
 // windowTitle names the program and what it is doing.
 func (m *Model) windowTitle() string {
+	if m.dialog() != nil {
+		return "talaria · waiting for you"
+	}
 	if m.turn.busy {
 		return "talaria · working"
 	}
@@ -52,19 +60,19 @@ func (m *Model) renderChrome() {
 	if m.width == 0 {
 		return
 	}
-	m.composerView = m.renderComposer()
+	m.composerView = m.renderBox()
 	m.panesView = m.renderPanes()
 	m.popupView = m.renderPopup()
 	m.statusView = m.renderStatus()
 }
 
-// renderInput rebuilds only what typing changes: the composer and the
-// completion popup.
+// renderInput rebuilds only what typing changes: the composer (or the
+// modal in its place) and the completion popup.
 func (m *Model) renderInput() {
 	if m.width == 0 {
 		return
 	}
-	m.composerView = m.renderComposer()
+	m.composerView = m.renderBox()
 	m.popupView = m.renderPopup()
 }
 

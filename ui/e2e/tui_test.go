@@ -16,6 +16,7 @@ import (
 type screen struct {
 	t    *testing.T
 	name string
+	cwd  string
 }
 
 func buildBinary(t *testing.T) string {
@@ -36,7 +37,7 @@ func start(t *testing.T, bin string, srv *pt.Server) *screen {
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "110", "-y", "32", cmd).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
-	s := &screen{t: t, name: name}
+	s := &screen{t: t, name: name, cwd: cwd}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
 	s.waitFor("Ask anything")
 	return s
@@ -107,12 +108,22 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("the steer did not reach the next request:\n%s", raw[len(raw)-1])
 	}
 
+	// A write asks first: the approval dialog, answered with y.
+	srv.Push(pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"approved.txt","content":"yes"}`}), pt.Text("Written."))
+	s.typeLine("write a file")
+	s.waitFor("Allow write_file?")
+	s.keys("y")
+	s.waitFor("Written.")
+	if data, err := os.ReadFile(filepath.Join(s.cwd, "approved.txt")); err != nil || string(data) != "yes" {
+		t.Fatalf("approved write not on disk: %q %v", data, err)
+	}
+
 	// Esc interrupts a turn whose model call hangs.
 	never := make(chan struct{})
 	defer close(never)
 	srv.Push(pt.Reply{Chunks: pt.TextChunks("never finished", "stop"), Hold: never})
 	s.typeLine("wait forever")
-	waitRequest(t, srv, 4)
+	waitRequest(t, srv, 6)
 	s.keys("Escape")
 	s.waitFor("interrupted")
 }

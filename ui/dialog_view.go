@@ -1,0 +1,331 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"talaria/tools"
+)
+
+// Most lines the optional parts of a dialog take.
+const (
+	summaryLines  = 3
+	argLines      = 6
+	questionLines = 8
+)
+
+// boxPart is a run of lines in a modal box. When the screen is short,
+// parts lose lines from their end in order of rank (1 first, 0 never),
+// down to keep lines; a box still too tall is cut from the top.
+type boxPart struct {
+	lines []string
+	rank  int
+	keep  int
+	input bool // the text input: the cursor goes here
+	inset int  // columns before the input's text (its prompt)
+}
+
+// fitParts joins the parts into at most room lines. It returns the lines
+// and the row of the input part (-1 when there is none or it was cut).
+func fitParts(room int, parts []boxPart) ([]string, int) {
+	room = max(1, room)
+	total, top := 0, 0
+	for _, p := range parts {
+		total += len(p.lines)
+		top = max(top, p.rank)
+	}
+	for rank := 1; rank <= top && total > room; rank++ {
+		for i := range parts {
+			p := &parts[i]
+			if p.rank != rank {
+				continue
+			}
+			if cut := min(total-room, len(p.lines)-p.keep); cut > 0 {
+				p.lines = p.lines[:len(p.lines)-cut]
+				total -= cut
+			}
+		}
+	}
+	var lines []string
+	row := -1
+	for _, p := range parts {
+		if p.input && len(p.lines) > 0 {
+			row = len(lines)
+		}
+		lines = append(lines, p.lines...)
+	}
+	if over := len(lines) - room; over > 0 {
+		lines = lines[over:]
+		row -= over
+		if row < 0 {
+			row = -1
+		}
+	}
+	return lines, row
+}
+
+// renderBox draws what sits above the status line: the composer, or the
+// open modal in its place (a question before the picker).
+func (m *Model) renderBox() string {
+	m.modal.cursorOK = false
+	switch r := m.dialog(); {
+	case r != nil && r.kind == dialogApproval:
+		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
+	case r != nil:
+		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
+	case m.modal.picker != nil:
+		return m.modalBox(m.look.st.Composer, m.pickerParts(), &m.modal.picker.filter)
+	}
+	return m.renderComposer()
+}
+
+// modalBox fits the parts to the screen, frames them and records where
+// the cursor of ed goes when the input part shows.
+func (m *Model) modalBox(style lipgloss.Style, parts []boxPart, ed *editor) string {
+	lines, row := fitParts(m.high-3, parts) // status line and two borders
+	if row >= 0 {
+		inset := 0
+		for _, p := range parts {
+			if p.input {
+				inset = p.inset
+			}
+		}
+		x, y := ed.cursor()
+		m.modal.cursorX, m.modal.cursorY, m.modal.cursorOK = 2+inset+x, 1+row+y, true
+	}
+	return style.Width(m.width).Render(strings.Join(lines, "\n"))
+}
+
+// approvalStyle frames a destructive command in the error colour.
+func (m *Model) approvalStyle(r *dialogRequest) lipgloss.Style {
+	st := m.look.st.Composer
+	if c := m.look.theme.Error; r.approval.Destructive && c != nil {
+		st = st.BorderForeground(c)
+	}
+	return st
+}
+
+// approvalParts lays out an approval: the tool, what the call does, the
+// destructive warning, the arguments, then the choices or the reason
+// input.
+func (m *Model) approvalParts(r *dialogRequest) []boxPart {
+	st, w := m.look.st, m.innerWidth()
+	req := r.approval
+	summary, why := splitDestructive(req)
+	title := st.Strong.Render("Allow ") + st.ToolName.Render(req.Tool) + st.Strong.Render("?") + m.waitingNote()
+	parts := []boxPart{
+		{lines: []string{ansi.Truncate(title, w, "…")}},
+		{lines: styled(st.Text, capLines(wrapText(summary, w), summaryLines, w)), rank: 3, keep: 1},
+	}
+	if req.Destructive {
+		parts = append(parts, boxPart{lines: []string{st.Error.Render(ansi.Truncate("⚠ destructive: "+why, w, "…"))}})
+	}
+	parts = append(parts, boxPart{lines: m.argPreview(req, summary, w), rank: 1}, boxPart{lines: []string{""}, rank: 2})
+	if m.modal.typing {
+		return append(parts,
+			boxPart{lines: []string{st.Text.Render(ansi.Truncate("Tell the model why not (optional):", w, "…"))}, rank: 4},
+			m.inputPart(m.modal.input, "› ", "optional reason"),
+			m.footer("enter send · esc deny without a reason"))
+	}
+	return append(parts, boxPart{lines: m.optionLines(dialogOptions(r), w)}, m.footer("↑↓ move · enter confirm · esc deny"))
+}
+
+// clarifyParts lays out a question: the question, then its choices or the
+// answer input.
+func (m *Model) clarifyParts(r *dialogRequest) []boxPart {
+	st, w := m.look.st, m.innerWidth()
+	parts := []boxPart{
+		{lines: []string{ansi.Truncate(st.Accent.Render("Question from the agent")+m.waitingNote(), w, "…")}},
+		{lines: styled(st.Strong, capLines(wrapText(r.question, w), questionLines, w)), rank: 3, keep: 1},
+		{lines: []string{""}, rank: 2},
+	}
+	switch {
+	case m.modal.typing && len(r.choices) > 0:
+		return append(parts, m.inputPart(m.modal.input, "› ", "type your answer"), m.footer("enter send · esc back to the choices"))
+	case m.modal.typing:
+		return append(parts, m.inputPart(m.modal.input, "› ", "type your answer"), m.footer("enter send · esc skip the question"))
+	}
+	opts := dialogOptions(r)
+	return append(parts, boxPart{lines: m.optionLines(opts, w)}, m.footer(fmt.Sprintf("↑↓ move · 1-%d or enter choose · esc skip", len(opts))))
+}
+
+// innerWidth is the width inside a modal box's border and padding.
+func (m *Model) innerWidth() int { return max(1, m.width-4) }
+
+// waitingNote says how many more questions wait behind this one.
+func (m *Model) waitingNote() string {
+	if n := len(m.modal.queue) - 1; n > 0 {
+		return m.look.st.Muted.Render(fmt.Sprintf(" · %d more waiting", n))
+	}
+	return ""
+}
+
+// footer is a box's key hint line; it goes early when the screen is short.
+func (m *Model) footer(text string) boxPart {
+	return boxPart{lines: []string{m.look.st.Faint.Render(ansi.Truncate(text, m.innerWidth(), "…"))}, rank: 2}
+}
+
+// optionLines draws the options, numbered, the highlighted one marked; a
+// long option wraps under itself.
+func (m *Model) optionLines(opts []dialogOption, w int) []string {
+	st := m.look.st
+	var lines []string
+	for i, o := range opts {
+		label := fmt.Sprintf("%d. %s", i+1, oneLine(o.label))
+		if o.key != "" {
+			label += " (" + o.key + ")"
+		}
+		for j, l := range wrapText(label, max(1, w-2)) {
+			prefix := "  "
+			if j == 0 && i == m.modal.sel {
+				prefix = "› "
+			} else if j > 0 {
+				l = "   " + l
+			}
+			l = ansi.Truncate(prefix+l, w, "…")
+			if i == m.modal.sel {
+				lines = append(lines, st.PopupSelected.Render(padRight(l, w)))
+			} else {
+				lines = append(lines, st.Text.Render(l))
+			}
+		}
+	}
+	return lines
+}
+
+// inputPart draws a text input after its prompt; wrapped rows are
+// indented under the text.
+func (m *Model) inputPart(ed editor, prompt, placeholder string) boxPart {
+	st := m.look.st
+	ed.text, ed.hint, ed.placeholder = st.Text, st.Placeholder, placeholder
+	inset := ansi.StringWidth(prompt)
+	rows := strings.Split(ed.view(), "\n")
+	for i, r := range rows {
+		prefix := strings.Repeat(" ", inset)
+		if i == 0 {
+			prefix = st.UserPrompt.Render(prompt)
+		}
+		rows[i] = prefix + r
+	}
+	return boxPart{lines: rows, input: true, inset: inset}
+}
+
+// argPreview draws the first lines of a call's arguments, leaving out
+// what the summary already says.
+func (m *Model) argPreview(req tools.ApprovalRequest, summary string, w int) []string {
+	raw := previewArgs(req.Tool, req.Args, summary)
+	st := m.look.st
+	gutter := st.ToolRule.Render("│ ")
+	var out []string
+	for i, l := range raw {
+		if i == argLines-1 && len(raw) > argLines {
+			out = append(out, gutter+st.Faint.Render(fmt.Sprintf("… +%d more lines", len(raw)-i)))
+			break
+		}
+		out = append(out, gutter+st.ToolArgs.Render(ansi.Truncate(l, max(1, w-2), "…")))
+	}
+	return out
+}
+
+// previewArgs turns a call's JSON arguments into plain lines: "key: value"
+// for short values, a multi-line string under its key, indented. The
+// tool's main arguments come first, and a value the summary already shows
+// is left out.
+func previewArgs(tool, args, summary string) []string {
+	args = strings.TrimSpace(args)
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(args), &obj); err != nil {
+		if args == "" {
+			return nil
+		}
+		return strings.Split(strings.ReplaceAll(args, "\t", "    "), "\n")
+	}
+	var lines []string
+	for _, k := range argOrder(tool, obj) {
+		s, isString := obj[k].(string)
+		switch {
+		case !isString:
+			b, _ := json.Marshal(obj[k])
+			lines = append(lines, k+": "+string(b))
+		case !strings.Contains(s, "\n"):
+			if !inSummary(summary, s) {
+				lines = append(lines, k+": "+s)
+			}
+		default:
+			lines = append(lines, k+":")
+			for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+				lines = append(lines, "  "+strings.ReplaceAll(l, "\t", "    "))
+			}
+		}
+	}
+	return lines
+}
+
+// argOrder lists the keys: the tool's main ones first, the rest sorted.
+func argOrder(tool string, obj map[string]any) []string {
+	var keys []string
+	for _, k := range previewKey(tool) {
+		if _, ok := obj[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range obj {
+		if !slices.Contains(keys, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// inSummary reports whether v is what the summary names after its verb:
+// the command of "Run: CMD", one of the files of "Edit: A, B".
+func inSummary(summary, v string) bool {
+	_, rest, ok := strings.Cut(summary, ": ")
+	if !ok || strings.TrimSpace(v) == "" {
+		return false
+	}
+	if strings.TrimSpace(rest) == strings.TrimSpace(v) {
+		return true
+	}
+	return slices.Contains(strings.Split(rest, ", "), strings.TrimSpace(v))
+}
+
+// splitDestructive takes the approver's " [destructive: WHY]" note off the
+// summary of a destructive command and returns both.
+func splitDestructive(req tools.ApprovalRequest) (summary, why string) {
+	summary = req.Summary
+	if !req.Destructive {
+		return summary, ""
+	}
+	const mark = " [destructive: "
+	if i := strings.LastIndex(summary, mark); i >= 0 && strings.HasSuffix(summary, "]") {
+		return summary[:i], summary[i+len(mark) : len(summary)-1]
+	}
+	return summary, "this command may delete or overwrite data"
+}
+
+// capLines keeps at most n lines, marking a cut with "…".
+func capLines(lines []string, n, w int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	lines[n-1] = ansi.Truncate(lines[n-1], max(0, w-1), "") + "…"
+	return lines
+}
+
+// styled renders every line with st.
+func styled(st lipgloss.Style, lines []string) []string {
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
