@@ -11,6 +11,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestReplayRoundTrip streams a response with thinking, redacted thinking,
@@ -20,7 +21,7 @@ import (
 // message, cache_control breakpoints.
 func TestReplayRoundTrip(t *testing.T) {
 	first := sseServer(t, "thinking_tools.sse")
-	resp, err := newTestTransport(t, first).Stream(context.Background(), simpleRequest(), nil)
+	resp, err := newTestTransport(t, first).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if _, err := newTestTransport(t, srv).Stream(context.Background(), providers.Request{Messages: conv}, nil); err != nil {
 		t.Fatal(err)
 	}
-	body := srv.lastRequest(t).body
+	body := srv.TakeRequest(t).Body
 
 	wantSystem := []any{map[string]any{"type": "text", "text": "You are talaria.", "cache_control": map[string]any{"type": "ephemeral"}}}
 	if !reflect.DeepEqual(body["system"], wantSystem) {
@@ -161,7 +162,7 @@ func TestConvertMessages(t *testing.T) {
 	if _, err := tr.BuildRequest(providers.Request{Model: "m", Messages: []providers.Message{{Role: providers.RoleSystem, Content: "only"}}}); err == nil {
 		t.Error("BuildRequest accepted a request without messages")
 	}
-	if _, err := tr.BuildRequest(simpleRequest()); err == nil {
+	if _, err := tr.BuildRequest(providertest.SimpleRequest()); err == nil {
 		t.Error("BuildRequest accepted a request without model")
 	}
 }

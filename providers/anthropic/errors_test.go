@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestHTTPErrors checks that the real error bodies of wire.md §4.2 become
@@ -81,13 +82,13 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := startServer(t, reply{status: tc.status, headers: tc.headers, body: []byte(tc.body)})
+			srv := providertest.StartWire(t, providertest.WireReply{Status: tc.status, Headers: tc.headers, Body: []byte(tc.body)})
 			tr := newTestTransport(t, srv)
-			resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v with an HTTP error", resp)
 			}
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if ae.Status != tc.status || ae.MidStream || ae.Provider != "anthropic" {
 				t.Errorf("status %d midstream %v provider %q", ae.Status, ae.MidStream, ae.Provider)
 			}
@@ -107,7 +108,7 @@ func TestHTTPErrors(t *testing.T) {
 					t.Errorf("Classify reason %q, want %q", c.Reason, tc.reason)
 				}
 			}
-			if n := srv.count.Load(); n != 1 {
+			if n := srv.Count(); n != 1 {
 				t.Errorf("%d requests, want exactly 1 (SDK retries must be off)", n)
 			}
 		})
@@ -116,26 +117,20 @@ func TestHTTPErrors(t *testing.T) {
 
 // TestUnreachable checks a connection failure before any response.
 func TestUnreachable(t *testing.T) {
-	srv := startServer(t, reply{})
-	tr := newTestTransport(t, srv)
-	srv.Close()
-	_, err := tr.Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
-	if ae.Status != 0 || ae.MidStream || !strings.Contains(ae.Message, "cannot reach") || ae.Err == nil {
-		t.Errorf("APIError %+v", ae)
-	}
+	srv := providertest.StartWire(t, providertest.WireReply{})
+	providertest.CheckUnreachable(t, srv, newTestTransport(t, srv))
 }
 
 // TestRequestBuildError checks that a request that cannot be built fails
 // before any I/O with an APIError.
 func TestRequestBuildError(t *testing.T) {
-	srv := startServer(t, reply{})
+	srv := providertest.StartWire(t, providertest.WireReply{})
 	tr := newTestTransport(t, srv)
 	_, err := tr.Stream(context.Background(), providers.Request{Messages: []providers.Message{{Role: providers.RoleTool, Content: "x"}}}, nil)
-	if ae := asAPIError(t, err); ae.Status != 0 || !strings.Contains(ae.Message, "tool_call_id") {
+	if ae := providertest.AsAPIError(t, err); ae.Status != 0 || !strings.Contains(ae.Message, "tool_call_id") {
 		t.Errorf("APIError %+v", ae)
 	}
-	if n := srv.count.Load(); n != 0 {
+	if n := srv.Count(); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }

@@ -8,18 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"talaria/providers"
+	"talaria/providers/sse"
 )
 
 // Limits on what is read into memory outside the event stream.
 const (
-	maxErrorBody   = 1 << 20  // non-2xx bodies
 	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
 	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
 )
@@ -47,7 +46,7 @@ func (st *callState) capture(req *http.Request, next option.MiddlewareNext) (*ht
 	st.status = resp.StatusCode
 	st.headers = resp.Header.Clone()
 	if resp.StatusCode >= 300 && resp.Body != nil {
-		st.errBody, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		st.errBody, _ = io.ReadAll(io.LimitReader(resp.Body, providers.MaxErrorBody))
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(st.errBody))
 	}
@@ -82,19 +81,19 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	defer res.Body.Close()
 
 	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !isEventStream(res.Header.Get("Content-Type")) && !looksLikeSSE(br) {
+	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
 		return t.plainResponse(st, br, onDelta)
 	}
 	a := newAssembler(onDelta)
-	rd := newSSEReader(br)
+	rd := sse.NewReader(br)
 	var ev event
 	for !a.finished {
-		name, data, err := rd.next()
+		name, data, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return a.response(), t.midStream(st, "reading the stream failed: "+err.Error()+"; retry the request", withContext(ctx, err))
+			return a.response(), providers.MidStreamError(t.ep.Provider, st.headers, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 || string(name) == "ping" {
@@ -108,8 +107,8 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 			if !handled(name, data) {
 				continue // an event of a kind this transport does not read
 			}
-			e := t.midStream(st, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the Anthropic Messages format", err), err)
-			e.Body = truncate(data, maxBodyInError)
+			e := providers.MidStreamError(t.ep.Provider, st.headers, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the Anthropic Messages format", err), err)
+			e.Body = providers.TruncateBody(data, maxBodyInError)
 			return a.response(), e
 		}
 		if ev.Type == "error" || string(name) == "error" {
@@ -125,9 +124,9 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	case a.finished || a.stop != "":
 		return resp, nil
 	case !a.started:
-		return resp, t.cutError(ctx, st, "before any event (is base_url an Anthropic Messages endpoint?)")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "before any event (is base_url an Anthropic Messages endpoint?)")
 	default:
-		return resp, t.cutError(ctx, st, "before its stop_reason")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "before its stop_reason")
 	}
 }
 
@@ -156,7 +155,7 @@ func handled(name, data []byte) bool {
 func (t *transport) plainResponse(st *callState, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
 	if err != nil {
-		return nil, t.midStream(st, "reading the response failed: "+err.Error(), err)
+		return nil, providers.MidStreamError(t.ep.Provider, st.headers, "reading the response failed: "+err.Error(), err)
 	}
 	if we, ok := parseErrorBody(raw); ok {
 		return nil, &providers.APIError{
@@ -168,8 +167,8 @@ func (t *transport) plainResponse(st *callState, body io.Reader, onDelta func(pr
 	if err := json.Unmarshal(raw, &m); err != nil || (m.StopReason == "" && len(m.Content) == 0) {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: st.status, Headers: st.headers,
-			Body:    truncate(raw, maxBodyInError),
-			Message: summarizeBody(st.status, raw) + "; the server did not answer with a message stream, check base_url",
+			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Message: providers.SummarizePage(st.status, raw) + "; the server did not answer with a message stream, check base_url",
 			Err:     err,
 		}
 	}
@@ -248,29 +247,4 @@ func messageJSON(m *sdk.Message) ([]byte, error) {
 		return []byte(s), nil
 	}
 	return json.Marshal(m)
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
-}
-
-// looksLikeSSE peeks at the first non-blank byte of a body whose
-// Content-Type does not say text/event-stream: '{', '[' or '<' start a
-// plain JSON or HTML body; anything else is taken for SSE.
-func looksLikeSSE(br *bufio.Reader) bool {
-	for {
-		b, err := br.Peek(1)
-		if err != nil {
-			return true
-		}
-		switch b[0] {
-		case ' ', '\t', '\r', '\n':
-			_, _ = br.Discard(1)
-		case '{', '[', '<':
-			return false
-		default:
-			return true
-		}
-	}
 }

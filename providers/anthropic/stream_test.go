@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 const thinkingText = "Simple educational question about what a solar eclipse is. This is benign general knowledge — definitions are fine. Also the user called me \"claudius\" — I'm Claude. Minor correction or just roll with it politely."
@@ -104,16 +105,16 @@ func TestStreamFixtures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := sseServer(t, tc.fixture)
 			tr := newTestTransport(t, srv)
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.text.String(), tc.content)
+			if resp.Content != tc.content || log.Text.String() != tc.content {
+				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
 			}
-			if resp.Reasoning != tc.reasoning || log.reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.reasoning.String(), tc.reasoning)
+			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
+				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
 			}
 			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
 				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
@@ -137,8 +138,8 @@ func TestStreamFixtures(t *testing.T) {
 			if got := parseReplay(resp.ReasoningReplay); !reflect.DeepEqual(got, tc.replay) {
 				t.Errorf("replay\n got %s\nwant %+v", resp.ReasoningReplay, tc.replay)
 			}
-			if !reflect.DeepEqual(log.tools, tc.announced) {
-				t.Errorf("announced %+v, want %+v", log.tools, tc.announced)
+			if !reflect.DeepEqual(log.Tools, tc.announced) {
+				t.Errorf("announced %+v, want %+v", log.Tools, tc.announced)
 			}
 			if err := tr.ValidateResponse(resp); err != nil {
 				t.Errorf("ValidateResponse: %v", err)
@@ -150,11 +151,11 @@ func TestStreamFixtures(t *testing.T) {
 // TestMidStreamError checks the overloaded_error event of wire.md §2.7
 // after some text: a MidStream APIError with the partial response.
 func TestMidStreamError(t *testing.T) {
-	srv := startServer(t, reply{body: readFixture(t, "midstream_error.sse"), headers: map[string]string{"Request-Id": "req_mid"}})
+	srv := providertest.StartWire(t, providertest.WireReply{Body: providertest.ReadFixture(t, "midstream_error.sse"), Headers: map[string]string{"Request-Id": "req_mid"}})
 	tr := newTestTransport(t, srv)
-	var log deltaLog
-	resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
-	ae := asAPIError(t, err)
+	var log providertest.DeltaLog
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
+	ae := providertest.AsAPIError(t, err)
 	if !ae.MidStream || ae.Status != 0 || ae.Type != "overloaded_error" || ae.Message != "Overloaded" {
 		t.Errorf("APIError %+v, want MidStream overloaded_error Overloaded with status 0", ae)
 	}
@@ -174,7 +175,7 @@ func TestMidStreamError(t *testing.T) {
 
 // TestStreamVariants covers bodies that differ from the fixtures in one way.
 func TestStreamVariants(t *testing.T) {
-	text := readFixture(t, "text.sse")
+	text := providertest.ReadFixture(t, "text.sse")
 	head := "event: message_start\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"usage":{"input_tokens":3,"output_tokens":1}}}` + "\n\n"
 	tests := []struct {
 		name    string
@@ -211,20 +212,20 @@ func TestStreamVariants(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := reply{body: tc.body}
+			rep := providertest.WireReply{Body: tc.body}
 			if tc.ctype != "" {
-				rep.headers = map[string]string{"Content-Type": tc.ctype}
+				rep.Headers = map[string]string{"Content-Type": tc.ctype}
 			}
-			tr := newTestTransport(t, startServer(t, rep))
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			tr := newTestTransport(t, providertest.StartWire(t, rep))
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			switch {
 			case tc.errType != "":
-				if ae := asAPIError(t, err); ae.Type != tc.errType {
+				if ae := providertest.AsAPIError(t, err); ae.Type != tc.errType {
 					t.Errorf("error type %q, want %q (%v)", ae.Type, tc.errType, err)
 				}
 			case tc.eof:
-				ae := asAPIError(t, err)
+				ae := providertest.AsAPIError(t, err)
 				if !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) {
 					t.Errorf("error %+v, want MidStream wrapping io.ErrUnexpectedEOF", ae)
 				}
@@ -234,8 +235,8 @@ func TestStreamVariants(t *testing.T) {
 			if resp != nil && (resp.Content != tc.content || resp.FinishReason != tc.finish) {
 				t.Errorf("content %q finish %q, want %q %q", resp.Content, resp.FinishReason, tc.content, tc.finish)
 			}
-			if log.text.String() != tc.content {
-				t.Errorf("text deltas %q, want %q", log.text.String(), tc.content)
+			if log.Text.String() != tc.content {
+				t.Errorf("text deltas %q, want %q", log.Text.String(), tc.content)
 			}
 		})
 	}
@@ -266,31 +267,31 @@ func TestStreamRequest(t *testing.T) {
 	if tr.APIMode() != "anthropic_messages" {
 		t.Errorf("APIMode %q", tr.APIMode())
 	}
-	if _, err := tr.Stream(context.Background(), simpleRequest(), nil); err != nil {
+	if _, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil); err != nil {
 		t.Fatal(err)
 	}
-	c := srv.lastRequest(t)
-	if c.path != "/v1/messages" {
-		t.Errorf("path %q, want /v1/messages", c.path)
+	c := srv.TakeRequest(t)
+	if c.Path != "/v1/messages" {
+		t.Errorf("path %q, want /v1/messages", c.Path)
 	}
-	if c.body["stream"] != true || c.body["model"] != "claude-test" || c.body["max_tokens"] != float64(defaultMaxTokens) {
-		t.Errorf("body %s", c.raw)
+	if c.Body["stream"] != true || c.Body["model"] != "claude-test" || c.Body["max_tokens"] != float64(defaultMaxTokens) {
+		t.Errorf("body %s", c.Raw)
 	}
-	if c.header.Get("X-Api-Key") != "sk-ant-test" || c.header.Get("Authorization") != "" {
-		t.Errorf("the key must go in x-api-key only: %v", c.header)
+	if c.Header.Get("X-Api-Key") != "sk-ant-test" || c.Header.Get("Authorization") != "" {
+		t.Errorf("the key must go in x-api-key only: %v", c.Header)
 	}
-	if c.header.Get("Anthropic-Version") == "" {
-		t.Errorf("no anthropic-version header: %v", c.header)
+	if c.Header.Get("Anthropic-Version") == "" {
+		t.Errorf("no anthropic-version header: %v", c.Header)
 	}
 	proxied, err := New(providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/api", HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := proxied.Stream(context.Background(), simpleRequest(), nil); err != nil {
+	if _, err := proxied.Stream(context.Background(), providertest.SimpleRequest(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if c := srv.lastRequest(t); c.path != "/api/v1/messages" || c.header.Get("Authorization") != "" || c.header.Get("X-Api-Key") != "" {
-		t.Errorf("proxied request: path %q, credentials %v", c.path, c.header)
+	if c := srv.TakeRequest(t); c.Path != "/api/v1/messages" || c.Header.Get("Authorization") != "" || c.Header.Get("X-Api-Key") != "" {
+		t.Errorf("proxied request: path %q, credentials %v", c.Path, c.Header)
 	}
 	if _, err := New(providers.Endpoint{Provider: "anthropic", BaseURL: "localhost:8080"}); err == nil {
 		t.Error("New accepted a base URL without scheme")
@@ -299,67 +300,32 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "text.sse"))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := tr.Stream(ctx, simpleRequest(), nil)
-	asAPIError(t, err)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v does not wrap context.Canceled", err)
-	}
+	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
 // -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "tool_use.sse"))
-	errs := make(chan error, 8)
-	for range 8 {
-		go func() {
-			resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
-			if err == nil && len(resp.ToolCalls) != 1 {
-				err = errors.New("lost the tool call")
-			}
-			errs <- err
-		}()
-	}
-	for range 8 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "tool_use.sse")), 1)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(readFixture(t, "text.sse"))
-	srv := holdServer(t, text[:strings.Index(text, "event: content_block_stop")])
+	text := string(providertest.ReadFixture(t, "text.sse"))
+	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: content_block_stop")])
 	tr, err := New(providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/proxy", HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := tr.Stream(ctx, simpleRequest(), func(d providers.Delta) {
-		if d.Text == "!" {
-			cancel()
-		}
-	})
-	ae := asAPIError(t, err)
-	if !ae.MidStream || !errors.Is(err, context.Canceled) {
-		t.Errorf("error %+v, want MidStream wrapping context.Canceled", ae)
-	}
-	if resp == nil || resp.Content != "Hello there!" {
-		t.Errorf("partial response %+v", resp)
-	}
+	providertest.CheckCancelMidStream(t, tr, "!", "Hello there!")
 }
 
 // TestUndecodableEvent checks an event that is not valid for its type.
 func TestUndecodableEvent(t *testing.T) {
 	body := "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":\"zero\"}\n\n"
-	_, err := newTestTransport(t, startServer(t, reply{body: []byte(body)})).Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	_, err := newTestTransport(t, providertest.StartWire(t, providertest.WireReply{Body: []byte(body)})).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if !ae.MidStream || !strings.Contains(ae.Message, "cannot decode") || !strings.Contains(ae.Body, `"zero"`) {
 		t.Errorf("APIError %+v", ae)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // largeEventStream builds a converse-stream body of about size bytes of
@@ -45,9 +46,9 @@ func BenchmarkStreamParse(b *testing.B) {
 		{"converse", false, largeConverse(1 << 20)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			srv, _ := startServer(b, reply{body: bc.body})
+			srv, _ := startServer(b, providertest.WireReply{Body: bc.body})
 			tr := newTestTransport(b, srv, bc.stream)
-			req := simpleRequest()
+			req := providertest.SimpleRequest()
 			b.SetBytes(int64(len(bc.body)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestConverseFixtures sends a request to a server answering with each
@@ -62,10 +63,10 @@ func TestConverseFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{body: readFixture(t, tc.fixture)})
+			srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, tc.fixture)})
 			tr := newTestTransport(t, srv, false)
 			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
@@ -111,7 +112,7 @@ func TestConverseFixtures(t *testing.T) {
 // TestConverseRequestWire checks the URL, headers and body of a converse
 // call.
 func TestConverseRequestWire(t *testing.T) {
-	srv, reqs := startServer(t, reply{body: readFixture(t, "converse_max_tokens.json")})
+	srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "converse_max_tokens.json")})
 	tr := newTestTransport(t, srv, false)
 	req := providers.Request{
 		Model:     "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
@@ -122,29 +123,29 @@ func TestConverseRequestWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := <-reqs
-	if want := "/model/arn:aws:bedrock:us-east-1:123456789012:inference-profile%2Fus.anthropic.claude-sonnet-4-5-20250929-v1:0/converse"; c.rawPath != want {
-		t.Errorf("path %s, want %s", c.rawPath, want)
+	if want := "/model/arn:aws:bedrock:us-east-1:123456789012:inference-profile%2Fus.anthropic.claude-sonnet-4-5-20250929-v1:0/converse"; c.RawPath != want {
+		t.Errorf("path %s, want %s", c.RawPath, want)
 	}
-	if got := c.header.Get("Authorization"); got != "Bearer ABSKQmVkcm9ja0FQSUtleS10ZXN0" {
+	if got := c.Header.Get("Authorization"); got != "Bearer ABSKQmVkcm9ja0FQSUtleS10ZXN0" {
 		t.Errorf("Authorization %q", got)
 	}
-	if c.header.Get("Content-Type") != "application/json" || c.header.Get("Accept") != "application/json" {
-		t.Errorf("headers %v", c.header)
+	if c.Header.Get("Content-Type") != "application/json" || c.Header.Get("Accept") != "application/json" {
+		t.Errorf("headers %v", c.Header)
 	}
 	want := `{"messages":[{"role":"user","content":[{"text":"hi"}]}],"system":[{"text":"Be brief."}],"inferenceConfig":{"maxTokens":256}}`
-	if string(c.raw) != want {
-		t.Errorf("body\n%s\nwant\n%s", c.raw, want)
+	if string(c.Raw) != want {
+		t.Errorf("body\n%s\nwant\n%s", c.Raw, want)
 	}
 }
 
 // TestConverseCutBody: a body cut inside its JSON is a MidStream error
 // wrapping io.ErrUnexpectedEOF, with an (empty) partial response.
 func TestConverseCutBody(t *testing.T) {
-	full := readFixture(t, "converse_tool_use.json")
-	srv, _ := startServer(t, reply{body: full[:len(full)/2]})
+	full := providertest.ReadFixture(t, "converse_tool_use.json")
+	srv, _ := startServer(t, providertest.WireReply{Body: full[:len(full)/2]})
 	tr := newTestTransport(t, srv, false)
-	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if !ae.MidStream || ae.Status != 0 || !errors.Is(err, io.ErrUnexpectedEOF) || resp == nil {
 		t.Errorf("resp %+v err %+v", resp, ae)
 	}
@@ -153,10 +154,10 @@ func TestConverseCutBody(t *testing.T) {
 // TestConverseNotJSON: a 200 body that is no Converse JSON (a proxy page)
 // is an error that says so.
 func TestConverseNotJSON(t *testing.T) {
-	srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": "text/html"}, body: []byte("<html><body>Sign in</body></html>")})
+	srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "text/html"}, Body: []byte("<html><body>Sign in</body></html>")})
 	tr := newTestTransport(t, srv, false)
-	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if resp != nil || ae.Status != 200 || ae.MidStream || ae.Body == "" || ae.Message == "" {
 		t.Errorf("resp %+v err %+v", resp, ae)
 	}
@@ -167,21 +168,21 @@ func TestConverseNotJSON(t *testing.T) {
 func TestConverseCancel(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		hold := make(chan struct{})
-		srv, _ := startServer(t, reply{body: readFixture(t, "converse_max_tokens.json"), hold: hold})
+		srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "converse_max_tokens.json"), Hold: hold})
 		tr := newTestTransport(t, srv, stream)
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(50*time.Millisecond, cancel)
-		_, err := tr.Stream(ctx, simpleRequest(), nil)
+		_, err := tr.Stream(ctx, providertest.SimpleRequest(), nil)
 		close(hold)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("stream=%v: err %v, want context.Canceled", stream, err)
 		}
-		asAPIError(t, err)
+		providertest.AsAPIError(t, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	srv, _ := startServer(t, reply{})
-	_, err := newTestTransport(t, srv, false).Stream(ctx, simpleRequest(), nil)
+	srv, _ := startServer(t, providertest.WireReply{})
+	_, err := newTestTransport(t, srv, false).Stream(ctx, providertest.SimpleRequest(), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("pre-cancelled: %v", err)
 	}
@@ -190,7 +191,7 @@ func TestConverseCancel(t *testing.T) {
 // TestNormalizeAndCacheStats covers the pure entry points on a whole body.
 func TestNormalizeAndCacheStats(t *testing.T) {
 	tr := &converseTransport{ep: providers.Endpoint{Provider: "bedrock"}}
-	body := readFixture(t, "converse_tool_use.json")
+	body := providertest.ReadFixture(t, "converse_tool_use.json")
 	for _, raw := range []any{body, json.RawMessage(body), string(body)} {
 		resp, err := tr.NormalizeResponse(raw)
 		if err != nil || len(resp.ToolCalls) != 2 || resp.FinishReason != "tool_calls" {
@@ -206,7 +207,7 @@ func TestNormalizeAndCacheStats(t *testing.T) {
 	if r, w := tr.CacheStats(body); r != 0 || w != 2048 {
 		t.Errorf("CacheStats = %d, %d", r, w)
 	}
-	if r, w := tr.CacheStats(readFixture(t, "converse_text_reasoning.json")); r != 1536 || w != 0 {
+	if r, w := tr.CacheStats(providertest.ReadFixture(t, "converse_text_reasoning.json")); r != 1536 || w != 0 {
 		t.Errorf("CacheStats = %d, %d", r, w)
 	}
 	if r, w := tr.CacheStats(3); r != 0 || w != 0 {
@@ -257,7 +258,7 @@ func TestNew(t *testing.T) {
 	if err != nil || tr.callURL("m") != "http://127.0.0.1:4000/bedrock/model/m/converse-stream" {
 		t.Errorf("gateway without key: %v %+v", err, tr)
 	}
-	if _, err := tr.Stream(context.Background(), simpleRequest(), nil); err == nil || asAPIError(t, err).Message == "" {
+	if _, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil); err == nil || providertest.AsAPIError(t, err).Message == "" {
 		t.Errorf("no model: %v", err)
 	}
 	if tr, err := New(providers.Endpoint{BaseURL: "http://x", APIKey: "k"}); err != nil || tr.(*converseTransport).stream {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // toolTurn is a conversation with system prompt, a parallel tool batch
@@ -38,7 +39,7 @@ func toolTurn() []providers.Message {
 // one user message with success/error statuses, placeholders for empty
 // text, toolConfig and maxTokens, plus the auth header.
 func TestRequestWithTools(t *testing.T) {
-	srv, reqs := startServer(t, reply{body: readFixture(t, "converse_max_tokens.json")})
+	srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "converse_max_tokens.json")})
 	tr := newTestTransport(t, srv, false)
 	req := providers.Request{
 		Messages:  toolTurn(),
@@ -73,11 +74,11 @@ func TestRequestWithTools(t *testing.T) {
 		`"toolConfig":{"tools":[` +
 		`{"toolSpec":{"name":"read_file","description":"Read a file.","inputSchema":{"json":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}}}},` +
 		`{"toolSpec":{"name":"list_dir","description":"List a directory.","inputSchema":{"json":{"type":"object","properties":{}}}}}]}}`
-	if string(c.raw) != want {
-		t.Errorf("body\n%s\nwant\n%s", c.raw, want)
+	if string(c.Raw) != want {
+		t.Errorf("body\n%s\nwant\n%s", c.Raw, want)
 	}
-	if c.method != "POST" || c.header.Get("Authorization") != "Bearer ABSKQmVkcm9ja0FQSUtleS10ZXN0" {
-		t.Errorf("%s %v", c.method, c.header)
+	if c.Method != "POST" || c.Header.Get("Authorization") != "Bearer ABSKQmVkcm9ja0FQSUtleS10ZXN0" {
+		t.Errorf("%s %v", c.Method, c.Header)
 	}
 }
 
@@ -134,7 +135,7 @@ func TestConvertRefusals(t *testing.T) {
 	if got, err := tr.ConvertTools(nil); err != nil || got.([]wireTool) != nil {
 		t.Errorf("ConvertTools(nil) = %v, %v", got, err)
 	}
-	if _, err := tr.BuildRequest(providers.Request{Messages: simpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
+	if _, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
 		t.Error("BuildRequest with a nameless tool accepted")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -16,9 +15,7 @@ import (
 
 // Limits on what is read into memory.
 const (
-	maxErrorBody   = 1 << 20  // non-2xx bodies
 	maxConverse    = 64 << 20 // a whole converse answer
-	maxSummary     = 200      // message made from a non-JSON body
 	maxBodyInError = 4 << 10  // undecodable data quoted in an error
 )
 
@@ -33,14 +30,7 @@ const CodeContextOverflow = "context_length_exceeded"
 // the JSON body ("message" or "Message"), the exception name from the
 // x-amzn-ErrorType header or the body's "__type".
 func (t *converseTransport) httpError(resp *http.Response) *providers.APIError {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &providers.APIError{
-		Provider: t.ep.Provider,
-		Status:   resp.StatusCode,
-		Headers:  resp.Header.Clone(),
-		Body:     string(body),
-		Err:      err,
-	}
+	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil {
 		e.Message = firstNonEmpty(eb.Message, eb.MessageU)
@@ -50,7 +40,7 @@ func (t *converseTransport) httpError(resp *http.Response) *providers.APIError {
 		e.Type = h
 	}
 	if e.Message == "" {
-		e.Message = summarizeBody(resp.StatusCode, body)
+		e.Message = providers.SummarizeText(resp.StatusCode, body)
 	}
 	e.Code = overflowCode(e.Type, e.Message)
 	return e
@@ -97,16 +87,6 @@ func overflowCode(typ, msg string) string {
 	return ""
 }
 
-// requestError is a failure before any response: the request could not be
-// built or sent (connection refused, DNS, a cancelled context).
-func (t *converseTransport) requestError(ctx context.Context, err error) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Err: withContext(ctx, err)}
-	if ctx.Err() == nil {
-		e.Message = fmt.Sprintf("cannot reach %s: %v; check the network and base_url", t.baseURL, err)
-	}
-	return e
-}
-
 // readError is a failure while reading a 2xx body that already started;
 // like every error after the body started, it has Status 0 and MidStream.
 func (t *converseTransport) readError(ctx context.Context, h http.Header, err error, what string) *providers.APIError {
@@ -115,48 +95,10 @@ func (t *converseTransport) readError(ctx context.Context, h http.Header, err er
 	}
 	e := &providers.APIError{
 		Provider: t.ep.Provider, Headers: h, MidStream: true,
-		Err: withContext(ctx, err),
+		Err: providers.WithContext(ctx, err),
 	}
 	if ctx.Err() == nil {
 		e.Message = "the response was cut " + what + " (" + err.Error() + "); it is incomplete, retry the request"
 	}
 	return e
-}
-
-// withContext makes a cancelled or expired ctx visible through errors.Is,
-// whatever error the HTTP stack returned for it.
-func withContext(ctx context.Context, err error) error {
-	cerr := ctx.Err()
-	switch {
-	case cerr == nil:
-		return err
-	case err == nil:
-		return cerr
-	case errors.Is(err, cerr):
-		return err
-	default:
-		return fmt.Errorf("%w: %w", cerr, err)
-	}
-}
-
-// summarizeBody makes a one-line message from a non-JSON error body.
-func summarizeBody(status int, body []byte) string {
-	text := strings.Join(strings.Fields(string(body)), " ")
-	if len(text) > maxSummary {
-		text = strings.ToValidUTF8(text[:maxSummary], "") + "…"
-	}
-	if text == "" {
-		text = http.StatusText(status)
-	}
-	if text == "" {
-		text = fmt.Sprintf("HTTP %d with an empty body", status)
-	}
-	return text
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
-	}
-	return strings.ToValidUTF8(string(b[:n]), "") + "…"
 }

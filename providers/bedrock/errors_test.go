@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestHTTPErrors checks that Bedrock error answers (status, x-amzn-ErrorType,
@@ -81,13 +82,13 @@ func TestHTTPErrors(t *testing.T) {
 			if tc.errType != "" {
 				h["X-Amzn-ErrorType"] = tc.errType
 			}
-			srv, _ := startServer(t, reply{status: tc.status, headers: h, body: []byte(tc.body)})
+			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
 			tr := newTestTransport(t, srv, false)
-			resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v with an HTTP error", resp)
 			}
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if ae.Status != tc.status || ae.Message != tc.msg || ae.Type != tc.typ || ae.Code != tc.code || ae.Body != tc.body || ae.MidStream {
 				t.Errorf("got %+v", ae)
 			}
@@ -111,8 +112,8 @@ func TestConnectError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tr.Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if ae.Status != 0 || ae.Message == "" || ae.Err == nil || ae.MidStream {
 		t.Errorf("got %+v", ae)
 	}

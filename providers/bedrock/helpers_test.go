@@ -3,86 +3,37 @@ package bedrock
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"hash/crc32"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
-// captured is one request as the test server saw it.
-type captured struct {
-	method  string
-	rawPath string
-	header  http.Header
-	raw     []byte
-	body    map[string]any
-}
-
-// reply is what the test server answers.
-type reply struct {
-	status  int
-	headers map[string]string
-	body    []byte
-	// hold, when set, is waited on (or the request context) before the
-	// body is written, after the headers are flushed.
-	hold chan struct{}
-}
-
-// startServer serves each request with rep and hands the request to the
-// returned channel (buffered, so the handler never blocks on it).
-func startServer(t testing.TB, rep reply) (*httptest.Server, <-chan captured) {
+// startServer serves each request with rep, after the headers Bedrock
+// sends (see bedrockHeaders), and hands the request to the returned
+// channel (buffered, so the handler never blocks on it).
+func startServer(t testing.TB, rep providertest.WireReply) (*httptest.Server, <-chan providertest.Captured) {
 	t.Helper()
-	reqs := make(chan captured, 8)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		c := captured{method: r.Method, rawPath: r.URL.EscapedPath(), header: r.Header.Clone(), raw: raw}
-		_ = json.Unmarshal(raw, &c.body)
-		select {
-		case reqs <- c:
-		default:
-		}
-		ct := "application/json"
-		if strings.HasSuffix(r.URL.Path, "/converse-stream") {
-			ct = "application/vnd.amazon.eventstream"
-		}
-		w.Header().Set("Content-Type", ct)
-		w.Header().Set("X-Amzn-Requestid", "7d1f0c2e-5b0a-4d7e-9a8f-2c1d3e4f5a6b")
-		for k, v := range rep.headers {
-			w.Header().Set(k, v)
-		}
-		status := rep.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		w.WriteHeader(status)
-		if rep.hold != nil {
-			w.(http.Flusher).Flush()
-			select {
-			case <-rep.hold:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		_, _ = w.Write(rep.body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, reqs
+	rep.Defaults = bedrockHeaders
+	s := providertest.StartWire(t, rep)
+	return s.Server, s.Requests()
 }
 
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatalf("read fixture: %v", err)
+// bedrockHeaders are the headers of every Bedrock answer: the content type
+// of the call (an event stream for converse-stream) and a request id.
+func bedrockHeaders(r *http.Request) http.Header {
+	ct := "application/json"
+	if strings.HasSuffix(r.URL.Path, "/converse-stream") {
+		ct = "application/vnd.amazon.eventstream"
 	}
-	return b
+	h := http.Header{}
+	h.Set("Content-Type", ct)
+	h.Set("X-Amzn-Requestid", "7d1f0c2e-5b0a-4d7e-9a8f-2c1d3e4f5a6b")
+	return h
 }
 
 // newTestTransport builds a converse (or converse-stream) transport
@@ -118,20 +69,6 @@ func (l *deltaLog) add(d providers.Delta) {
 	case providers.DeltaToolCall:
 		l.tools = append(l.tools, d)
 	}
-}
-
-func simpleRequest() providers.Request {
-	return providers.Request{Messages: []providers.Message{{Role: providers.RoleUser, Content: "hi"}}}
-}
-
-// asAPIError asserts err is a *providers.APIError.
-func asAPIError(t *testing.T, err error) *providers.APIError {
-	t.Helper()
-	var ae *providers.APIError
-	if !errors.As(err, &ae) {
-		t.Fatalf("error %T (%v), want *providers.APIError", err, err)
-	}
-	return ae
 }
 
 // hdr is one string header of a test frame.

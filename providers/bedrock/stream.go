@@ -49,12 +49,12 @@ func (t *converseTransport) Stream(ctx context.Context, req providers.Request, o
 	}
 	resp, err := t.client.Do(hreq)
 	if err != nil {
-		return nil, t.requestError(ctx, err)
+		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check the network and base_url")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := t.httpError(resp)
-		e.Err = withContext(ctx, e.Err)
+		e.Err = providers.WithContext(ctx, e.Err)
 		return nil, e
 	}
 	if t.stream {
@@ -76,7 +76,7 @@ func (t *converseTransport) readConverse(ctx context.Context, resp *http.Respons
 		}
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: resp.StatusCode, Headers: resp.Header.Clone(),
-			Body:    truncate(body, maxBodyInError),
+			Body:    providers.TruncateBody(body, maxBodyInError),
 			Message: fmt.Sprintf("the answer is not a Converse response (%v); check that base_url is a Bedrock runtime endpoint", err),
 			Err:     err,
 		}
@@ -109,9 +109,9 @@ func (t *converseTransport) readEvents(ctx context.Context, resp *http.Response,
 			if err := applyEvent(a, &f); err != nil {
 				return a.response(model), &providers.APIError{
 					Provider: t.ep.Provider, Headers: resp.Header, MidStream: true,
-					Body:    truncate(f.payload, maxBodyInError),
+					Body:    providers.TruncateBody(f.payload, maxBodyInError),
 					Message: fmt.Sprintf("cannot decode the %s event (%v); the response is incomplete, retry the request", f.eventType, err),
-					Err:     withContext(ctx, err),
+					Err:     providers.WithContext(ctx, err),
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // toolStream is a constructed converse-stream body (event names and
@@ -42,16 +43,16 @@ func toolStream() []byte {
 // TestConverseStream checks assembly and deltas of a converse-stream body
 // and the request it answers.
 func TestConverseStream(t *testing.T) {
-	srv, reqs := startServer(t, reply{body: toolStream()})
+	srv, reqs := startServer(t, providertest.WireReply{Body: toolStream()})
 	tr := newTestTransport(t, srv, true)
 	var log deltaLog
-	resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.add)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
 	c := <-reqs
-	if !strings.HasSuffix(c.rawPath, "/converse-stream") || c.header.Get("Accept") != "application/vnd.amazon.eventstream" {
-		t.Errorf("path %s headers %v", c.rawPath, c.header)
+	if !strings.HasSuffix(c.RawPath, "/converse-stream") || c.Header.Get("Accept") != "application/vnd.amazon.eventstream" {
+		t.Errorf("path %s headers %v", c.RawPath, c.Header)
 	}
 	want := &providers.Response{
 		Content:         "Let me check.",
@@ -96,8 +97,8 @@ func TestConverseStreamFinishes(t *testing.T) {
 		event("someFutureEvent", `{"x":1}`),
 		event("messageStop", `{"stopReason":"guardrail_intervened"}`),
 	)
-	srv, _ := startServer(t, reply{body: body})
-	resp, err := newTestTransport(t, srv, true).Stream(context.Background(), simpleRequest(), nil)
+	srv, _ := startServer(t, providertest.WireReply{Body: body})
+	resp, err := newTestTransport(t, srv, true).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestConverseStreamErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{body: tc.body})
-			resp, err := newTestTransport(t, srv, true).Stream(context.Background(), simpleRequest(), nil)
-			ae := asAPIError(t, err)
+			srv, _ := startServer(t, providertest.WireReply{Body: tc.body})
+			resp, err := newTestTransport(t, srv, true).Stream(context.Background(), providertest.SimpleRequest(), nil)
+			ae := providertest.AsAPIError(t, err)
 			if resp == nil || resp.Content != "Partial answer" || !ae.MidStream || ae.Status != 0 || ae.Message == "" {
 				t.Fatalf("resp %+v err %+v", resp, ae)
 			}
@@ -155,9 +156,9 @@ func TestConverseStreamErrors(t *testing.T) {
 
 // TestConverseStreamEmpty: a 200 with no frames at all says so.
 func TestConverseStreamEmpty(t *testing.T) {
-	srv, _ := startServer(t, reply{})
-	resp, err := newTestTransport(t, srv, true).Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	srv, _ := startServer(t, providertest.WireReply{})
+	resp, err := newTestTransport(t, srv, true).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if resp == nil || !ae.MidStream || !strings.Contains(ae.Message, "before any event") || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("resp %+v err %+v", resp, ae)
 	}

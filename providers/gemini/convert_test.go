@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // toolTurn is a conversation with two system messages, a parallel tool
@@ -40,7 +41,7 @@ func toolTurn() []providers.Message {
 // responses (error vs result), the steer in its own turn, sanitized tool
 // schemas, and generationConfig.
 func TestRequestWire(t *testing.T) {
-	srv, reqs := startServer(t, reply{body: readFixture(t, "max_tokens.sse")})
+	srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "max_tokens.sse")})
 	tr := newTestTransport(t, srv)
 	req := providers.Request{
 		Model:     "models/gemini-2.5-pro",
@@ -67,11 +68,11 @@ func TestRequestWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := <-reqs
-	if c.path != "/v1beta/models/gemini-2.5-pro:streamGenerateContent" || c.query != "alt=sse" {
-		t.Errorf("URL %s?%s", c.path, c.query)
+	if c.Path != "/v1beta/models/gemini-2.5-pro:streamGenerateContent" || c.Query != "alt=sse" {
+		t.Errorf("URL %s?%s", c.Path, c.Query)
 	}
-	if c.header.Get("x-goog-api-key") != "AIzaSy-test-key" || c.header.Get("Content-Type") != "application/json" || c.header.Get("Authorization") != "" {
-		t.Errorf("headers %v", c.header)
+	if c.Header.Get("x-goog-api-key") != "AIzaSy-test-key" || c.Header.Get("Content-Type") != "application/json" || c.Header.Get("Authorization") != "" {
+		t.Errorf("headers %v", c.Header)
 	}
 	want := `{"contents":[` +
 		`{"role":"user","parts":[{"text":"look around"}]},` +
@@ -93,21 +94,21 @@ func TestRequestWire(t *testing.T) {
 		`{"name":"list_dir","description":"List a directory."},` +
 		`{"name":"now","description":"Current time."}]}],` +
 		`"generationConfig":{"maxOutputTokens":8192,"thinkingConfig":{"includeThoughts":true}}}`
-	if string(c.raw) != want {
-		t.Errorf("body\n%s\nwant\n%s", c.raw, want)
+	if string(c.Raw) != want {
+		t.Errorf("body\n%s\nwant\n%s", c.Raw, want)
 	}
 }
 
 // TestRoundTripReplay: a response's signatures come back on the next
 // request exactly where they were.
 func TestRoundTripReplay(t *testing.T) {
-	srv, _ := startServer(t, reply{body: readFixture(t, "tool_calls.sse")})
+	srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "tool_calls.sse")})
 	tr := newTestTransport(t, srv)
-	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := append(simpleRequest().Messages, resp.Message(),
+	msgs := append(providertest.SimpleRequest().Messages, resp.Message(),
 		providers.Message{Role: providers.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: "x"},
 		providers.Message{Role: providers.RoleTool, ToolCallID: resp.ToolCalls[1].ID, Content: "y"})
 	got, err := tr.ConvertMessages(msgs)
@@ -128,7 +129,7 @@ func TestRoundTripReplay(t *testing.T) {
 // without a cap; no tools key without tools.
 func TestBuildRequestDefaults(t *testing.T) {
 	tr := &geminiTransport{ep: providers.Endpoint{Model: "gemini-2.0-flash"}}
-	got, err := tr.BuildRequest(simpleRequest())
+	got, err := tr.BuildRequest(providertest.SimpleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestConvertRefusals(t *testing.T) {
 	if got, err := tr.ConvertTools(nil); err != nil || got.([]toolDecl) != nil {
 		t.Errorf("ConvertTools(nil) = %v, %v", got, err)
 	}
-	if _, err := tr.BuildRequest(providers.Request{Messages: simpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
+	if _, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
 		t.Error("BuildRequest with a nameless tool accepted")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -18,9 +17,7 @@ import (
 
 // Limits on what is read into memory.
 const (
-	maxErrorBody   = 1 << 20  // non-2xx bodies
 	maxPlainBody   = 64 << 20 // a 2xx JSON answer instead of a stream
-	maxSummary     = 200      // message made from a non-JSON body
 	maxBodyInError = 4 << 10  // undecodable data quoted in an error
 )
 
@@ -41,18 +38,11 @@ const TypeContextOverflow = "context_length_exceeded"
 // when the answer has no Retry-After header of its own, so retry logic that
 // reads headers honours it.
 func (t *geminiTransport) httpError(resp *http.Response) *providers.APIError {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &providers.APIError{
-		Provider: t.ep.Provider,
-		Status:   resp.StatusCode,
-		Headers:  resp.Header.Clone(),
-		Body:     string(body),
-		Err:      err,
-	}
+	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
 	if obj, ok := parseErrorBody(body); ok {
 		fillError(e, obj)
 	} else {
-		e.Message = summarizeBody(resp.StatusCode, body)
+		e.Message = providers.SummarizeText(resp.StatusCode, body)
 	}
 	return e
 }
@@ -119,64 +109,16 @@ func isOverflow(msg string) bool {
 		(strings.Contains(m, "token count") && strings.Contains(m, "exceeds"))
 }
 
-// requestError is a failure before any response: the request could not be
-// built or sent (connection refused, DNS, a cancelled context).
-func (t *geminiTransport) requestError(ctx context.Context, err error) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Err: withContext(ctx, err)}
-	if ctx.Err() == nil {
-		e.Message = fmt.Sprintf("cannot reach %s: %v; check the network and base_url", t.baseURL, err)
-	}
-	return e
-}
-
 // cutError is a stream that broke or ended early: MidStream, Status 0.
 func (t *geminiTransport) cutError(ctx context.Context, h http.Header, err error, what string) *providers.APIError {
 	if err == nil || errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Err: withContext(ctx, err)}
+	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Err: providers.WithContext(ctx, err)}
 	if ctx.Err() == nil {
 		e.Message = "the stream ended " + what + " (" + err.Error() + "); the response is incomplete, retry the request"
 	}
 	return e
-}
-
-// withContext makes a cancelled or expired ctx visible through errors.Is,
-// whatever error the HTTP stack returned for it.
-func withContext(ctx context.Context, err error) error {
-	cerr := ctx.Err()
-	switch {
-	case cerr == nil:
-		return err
-	case err == nil:
-		return cerr
-	case errors.Is(err, cerr):
-		return err
-	default:
-		return fmt.Errorf("%w: %w", cerr, err)
-	}
-}
-
-// summarizeBody makes a one-line message from a non-JSON error body.
-func summarizeBody(status int, body []byte) string {
-	text := strings.Join(strings.Fields(string(body)), " ")
-	if len(text) > maxSummary {
-		text = strings.ToValidUTF8(text[:maxSummary], "") + "…"
-	}
-	if text == "" {
-		text = http.StatusText(status)
-	}
-	if text == "" {
-		text = fmt.Sprintf("HTTP %d with an empty body", status)
-	}
-	return text
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
-	}
-	return strings.ToValidUTF8(string(b[:n]), "") + "…"
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestHTTPErrors checks Gemini error bodies (google.rpc.Status, the object
@@ -86,12 +87,12 @@ func TestHTTPErrors(t *testing.T) {
 			for k, v := range tc.headers {
 				h[k] = v
 			}
-			srv, _ := startServer(t, reply{status: tc.status, headers: h, body: []byte(tc.body)})
-			resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
+			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
+			resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v with an HTTP error", resp)
 			}
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if ae.Status != tc.status || ae.Message != tc.msg || ae.Code != tc.code || ae.Type != tc.typ || ae.Body != tc.body || ae.MidStream || ae.Provider != "gemini" {
 				t.Errorf("got %+v", ae)
 			}
@@ -114,8 +115,8 @@ func TestConnectError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tr.Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	var op *net.OpError
 	if ae.Status != 0 || ae.Message == "" || ae.MidStream || !errors.As(err, &op) {
 		t.Errorf("got %+v", ae)
@@ -153,7 +154,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Stream(context.Background(), simpleRequest(), nil); err == nil || asAPIError(t, err).Message == "" {
+	if _, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil); err == nil || providertest.AsAPIError(t, err).Message == "" {
 		t.Errorf("no model: %v", err)
 	}
 	if _, err := New(providers.Endpoint{BaseURL: "http://x", Model: "m"}); err != nil {

@@ -47,12 +47,12 @@ func (t *geminiTransport) Stream(ctx context.Context, req providers.Request, onD
 	}
 	resp, err := t.client.Do(hreq)
 	if err != nil {
-		return nil, t.requestError(ctx, err)
+		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check the network and base_url")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := t.httpError(resp)
-		e.Err = withContext(ctx, e.Err)
+		e.Err = providers.WithContext(ctx, e.Err)
 		return nil, e
 	}
 	h := resp.Header.Clone()
@@ -76,9 +76,9 @@ func (t *geminiTransport) readSSE(ctx context.Context, body io.Reader, h http.He
 				}
 				return a.response(), &providers.APIError{
 					Provider: t.ep.Provider, Headers: h, MidStream: true,
-					Body:    truncate(data, maxBodyInError),
+					Body:    providers.TruncateBody(data, maxBodyInError),
 					Message: fmt.Sprintf("cannot decode a stream chunk (%v); check that base_url is the Gemini API", derr),
-					Err:     withContext(ctx, derr),
+					Err:     providers.WithContext(ctx, derr),
 				}
 			}
 			if chunk.Error != nil {
@@ -120,7 +120,7 @@ func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h 
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: resp.StatusCode, Headers: h,
-			Body:    truncate(body, maxBodyInError),
+			Body:    providers.TruncateBody(body, maxBodyInError),
 			Message: err.Error() + "; check that base_url is the Gemini API",
 			Err:     err,
 		}

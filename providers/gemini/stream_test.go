@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestStreamFixtures streams each constructed SSE body (testdata/README.md)
@@ -68,10 +69,10 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{body: readFixture(t, tc.fixture)})
+			srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, tc.fixture)})
 			tr := newTestTransport(t, srv)
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
@@ -85,13 +86,13 @@ func TestStreamFixtures(t *testing.T) {
 			if !reflect.DeepEqual(resp, want) {
 				t.Errorf("response\n%+v\nwant\n%+v\n(replay %s)", resp, want, resp.ReasoningReplay)
 			}
-			if log.text.String() != tc.content || log.reasoning.String() != tc.reasoning {
-				t.Errorf("deltas %q / %q", log.text.String(), log.reasoning.String())
+			if log.Text.String() != tc.content || log.Reasoning.String() != tc.reasoning {
+				t.Errorf("deltas %q / %q", log.Text.String(), log.Reasoning.String())
 			}
-			if len(log.tools) != len(tc.calls) {
-				t.Fatalf("tool deltas %+v", log.tools)
+			if len(log.Tools) != len(tc.calls) {
+				t.Fatalf("tool deltas %+v", log.Tools)
 			}
-			for i, d := range log.tools {
+			for i, d := range log.Tools {
 				if d.ToolIndex != i || d.ToolName != tc.calls[i].Name {
 					t.Errorf("tool delta %d = %+v", i, d)
 				}
@@ -104,14 +105,14 @@ func TestStreamFixtures(t *testing.T) {
 // before a finish reason, is MidStream with the partial response.
 func TestStreamCut(t *testing.T) {
 	bodies := map[string][]byte{
-		"inside a chunk": readFixture(t, "cut.sse"),
-		"between chunks": []byte(strings.SplitAfter(string(readFixture(t, "cut.sse")), "\r\n\r\n")[0]),
+		"inside a chunk": providertest.ReadFixture(t, "cut.sse"),
+		"between chunks": []byte(strings.SplitAfter(string(providertest.ReadFixture(t, "cut.sse")), "\r\n\r\n")[0]),
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{body: body})
-			resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
-			ae := asAPIError(t, err)
+			srv, _ := startServer(t, providertest.WireReply{Body: body})
+			resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+			ae := providertest.AsAPIError(t, err)
 			if resp == nil || resp.Content != "Partial answer" || resp.Usage.OutputTokens != 2 {
 				t.Errorf("partial %+v", resp)
 			}
@@ -120,18 +121,18 @@ func TestStreamCut(t *testing.T) {
 			}
 		})
 	}
-	srv, _ := startServer(t, reply{body: []byte(": nothing but a comment\n\n")})
-	resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
-	if ae := asAPIError(t, err); !ae.MidStream || !strings.Contains(ae.Message, "before any data") || resp == nil {
+	srv, _ := startServer(t, providertest.WireReply{Body: []byte(": nothing but a comment\n\n")})
+	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	if ae := providertest.AsAPIError(t, err); !ae.MidStream || !strings.Contains(ae.Message, "before any data") || resp == nil {
 		t.Errorf("empty stream: %+v", ae)
 	}
 }
 
 // TestStreamErrorChunk: an error object inside the stream.
 func TestStreamErrorChunk(t *testing.T) {
-	srv, _ := startServer(t, reply{body: readFixture(t, "midstream_error.sse")})
-	resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "midstream_error.sse")})
+	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if resp == nil || resp.Content != "Partial answer" {
 		t.Errorf("partial %+v", resp)
 	}
@@ -142,9 +143,9 @@ func TestStreamErrorChunk(t *testing.T) {
 
 // TestStreamGarbage: a data line that is not JSON.
 func TestStreamGarbage(t *testing.T) {
-	srv, _ := startServer(t, reply{body: []byte("data: <html>oops</html>\n\n")})
-	_, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
-	if ae := asAPIError(t, err); !ae.MidStream || ae.Body != "<html>oops</html>" || errors.Is(err, io.ErrUnexpectedEOF) {
+	srv, _ := startServer(t, providertest.WireReply{Body: []byte("data: <html>oops</html>\n\n")})
+	_, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	if ae := providertest.AsAPIError(t, err); !ae.MidStream || ae.Body != "<html>oops</html>" || errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("err %+v", ae)
 	}
 }
@@ -162,8 +163,8 @@ func TestSSEFraming(t *testing.T) {
 		"data: {\"candidates\": [{\"content\":\ndata: {\"parts\": [{\"text\": \"b\"}]}}]}\n\n" +
 		"retry: 100\ndata: " + chunk(long) + "\n\n" +
 		`data: {"candidates": [{"finishReason": "STOP"}]}`
-	srv, _ := startServer(t, reply{body: []byte(body)})
-	resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
+	srv, _ := startServer(t, providertest.WireReply{Body: []byte(body)})
+	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,19 +177,19 @@ func TestSSEFraming(t *testing.T) {
 // JSON array of chunks (streamGenerateContent without alt=sse).
 func TestPlainJSONAnswer(t *testing.T) {
 	var chunks []json.RawMessage
-	for _, line := range strings.Split(string(readFixture(t, "tool_calls.sse")), "\r\n\r\n") {
+	for _, line := range strings.Split(string(providertest.ReadFixture(t, "tool_calls.sse")), "\r\n\r\n") {
 		if d, ok := strings.CutPrefix(line, "data: "); ok {
 			chunks = append(chunks, json.RawMessage(d))
 		}
 	}
 	body, _ := json.Marshal(chunks)
-	srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": "application/json; charset=UTF-8"}, body: body})
-	var log deltaLog
-	resp, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), log.add)
+	srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json; charset=UTF-8"}, Body: body})
+	var log providertest.DeltaLog
+	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.ToolCalls) != 2 || resp.FinishReason != "tool_calls" || len(log.tools) != 2 || log.text.String() != "Let me look at both files." {
+	if len(resp.ToolCalls) != 2 || resp.FinishReason != "tool_calls" || len(log.Tools) != 2 || log.Text.String() != "Let me look at both files." {
 		t.Errorf("resp %+v", resp)
 	}
 
@@ -197,9 +198,9 @@ func TestPlainJSONAnswer(t *testing.T) {
 		"not gemini":   `{"hello":"world"}`,
 		"unfinished":   `[{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}]`,
 	} {
-		srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": "application/json"}, body: []byte(b)})
-		_, err := newTestTransport(t, srv).Stream(context.Background(), simpleRequest(), nil)
-		if ae := asAPIError(t, err); ae.Message == "" {
+		srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(b)})
+		_, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+		if ae := providertest.AsAPIError(t, err); ae.Message == "" {
 			t.Errorf("%s: %+v", name, ae)
 		}
 	}
@@ -210,20 +211,21 @@ func TestPlainJSONAnswer(t *testing.T) {
 func TestStreamCancel(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
-	srv, _ := startServer(t, reply{body: readFixture(t, "text_thoughts.sse"), hold: hold})
+	body := providertest.ReadFixture(t, "text_thoughts.sse")
+	srv, _ := startServer(t, providertest.WireReply{Body: body, Hold: hold, HoldAt: len(body) / 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancel on the first delta: the rest of the body is held back.
-	resp, err := newTestTransport(t, srv).Stream(ctx, simpleRequest(), func(providers.Delta) { cancel() })
+	resp, err := newTestTransport(t, srv).Stream(ctx, providertest.SimpleRequest(), func(providers.Delta) { cancel() })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if ae := asAPIError(t, err); !ae.MidStream || resp == nil || resp.Reasoning == "" {
+	if ae := providertest.AsAPIError(t, err); !ae.MidStream || resp == nil || resp.Reasoning == "" {
 		t.Errorf("err %+v resp %+v", ae, resp)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	_, err = newTestTransport(t, srv).Stream(ctx, simpleRequest(), nil)
+	_, err = newTestTransport(t, srv).Stream(ctx, providertest.SimpleRequest(), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("pre-cancelled: %v", err)
 	}

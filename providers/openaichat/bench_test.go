@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // largeStream builds an SSE body of about size bytes of OpenAI text chunks.
@@ -26,9 +27,9 @@ func largeStream(size int) []byte {
 // from a local test server; the MB/s figure is SSE bytes parsed per second.
 func BenchmarkStreamParse(b *testing.B) {
 	body := largeStream(1 << 20)
-	srv, _ := startServer(b, reply{body: body})
+	srv, _ := startServer(b, providertest.WireReply{Body: body})
 	tr := newTestTransport(b, srv, "bench")
-	req := simpleRequest()
+	req := providertest.SimpleRequest()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // conversation is a tool round trip with reasoning, as the loop replays it.
@@ -48,12 +49,12 @@ func TestRequestBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := <-reqs
-	if got.path != "/v1/chat/completions" || got.header.Get("Authorization") != "Bearer sk-test" {
-		t.Errorf("path %q auth %q", got.path, got.header.Get("Authorization"))
+	if got.Path != "/v1/chat/completions" || got.Header.Get("Authorization") != "Bearer sk-test" {
+		t.Errorf("path %q auth %q", got.Path, got.Header.Get("Authorization"))
 	}
 	for _, banned := range []string{"reasoning", "extra_content", `"sig"`, "tool_name", "I should call"} {
-		if strings.Contains(string(got.raw), banned) {
-			t.Errorf("request body contains %q: %s", banned, got.raw)
+		if strings.Contains(string(got.Raw), banned) {
+			t.Errorf("request body contains %q: %s", banned, got.Raw)
 		}
 	}
 	var body struct {
@@ -70,7 +71,7 @@ func TestRequestBody(t *testing.T) {
 		} `json:"tools"`
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(got.raw, &body); err != nil {
+	if err := json.Unmarshal(got.Raw, &body); err != nil {
 		t.Fatal(err)
 	}
 	if body.Model != "gpt-4o" || !body.Stream || !body.StreamOptions["include_usage"] || body.MaxTokens != 1024 {
@@ -124,18 +125,18 @@ func TestRequestBodyVariants(t *testing.T) {
 	}{
 		{
 			name: "no tools, no cap", provider: "openai",
-			req:     simpleRequest(),
+			req:     providertest.SimpleRequest(),
 			present: []string{`"model":"test-model"`, `"stream":true`, `"stream_options":{"include_usage":true}`},
 			absent:  []string{`"tools"`, `"max_tokens"`, `"max_completion_tokens"`},
 		},
 		{
 			name: "empty tool list is no tools", provider: "openai",
-			req:    providers.Request{Messages: simpleRequest().Messages, Tools: []providers.ToolSpec{}},
+			req:    providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{}},
 			absent: []string{`"tools"`},
 		},
 		{
 			name: "reasoning model uses max_completion_tokens", provider: "openai",
-			req:     providers.Request{Model: "o3-mini", Messages: simpleRequest().Messages, MaxTokens: 500},
+			req:     providers.Request{Model: "o3-mini", Messages: providertest.SimpleRequest().Messages, MaxTokens: 500},
 			present: []string{`"max_completion_tokens":500`},
 			absent:  []string{`"max_tokens"`},
 		},
@@ -157,7 +158,7 @@ func TestRequestBodyVariants(t *testing.T) {
 			if _, err := newTestTransport(t, srv, tc.provider).Stream(context.Background(), tc.req, nil); err != nil {
 				t.Fatal(err)
 			}
-			raw := string((<-reqs).raw)
+			raw := string((<-reqs).Raw)
 			for _, s := range tc.present {
 				if !strings.Contains(raw, s) {
 					t.Errorf("body lacks %s: %s", s, raw)
@@ -193,7 +194,7 @@ func TestConvertErrors(t *testing.T) {
 			return err
 		},
 		"no model": func() error {
-			_, err := tr.BuildRequest(simpleRequest())
+			_, err := tr.BuildRequest(providertest.SimpleRequest())
 			return err
 		},
 	}
@@ -225,7 +226,7 @@ func TestNew(t *testing.T) {
 	if !wantsExtraContent(providers.Endpoint{}, "https://generativelanguage.googleapis.com/v1beta/openai") {
 		t.Error("Gemini base URL not recognized")
 	}
-	r, err := tr.BuildRequest(providers.Request{Messages: simpleRequest().Messages})
+	r, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages})
 	if err != nil || r.(openai.ChatCompletionRequest).Model != "gpt-4o" {
 		t.Errorf("BuildRequest without model: %+v, %v; want the endpoint model", r, err)
 	}

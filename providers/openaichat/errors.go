@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -52,7 +51,7 @@ func (t *chatTransport) requestError(ctx context.Context, st *callState, err err
 	if e.Status != 0 && e.Message == "" {
 		e.Message = summarizeBody(e.Status, []byte(e.Body))
 	}
-	e.Err = withContext(ctx, err)
+	e.Err = providers.WithContext(ctx, err)
 	return e
 }
 
@@ -61,7 +60,7 @@ func (t *chatTransport) requestError(ctx context.Context, st *callState, err err
 // sseFilter), so these are read failures: a reset connection, a cancelled
 // context, a stream of noise.
 func (t *chatTransport) streamError(ctx context.Context, st *callState, err error) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Headers: st.headers, MidStream: true, Err: withContext(ctx, err)}
+	e := &providers.APIError{Provider: t.ep.Provider, Headers: st.headers, MidStream: true, Err: providers.WithContext(ctx, err)}
 	var oe *openai.APIError
 	switch {
 	case errors.As(err, &oe):
@@ -85,34 +84,6 @@ func (t *chatTransport) chunkError(st *callState, raw []byte) *providers.APIErro
 		e.Message = "the server sent an error inside the stream; retry the request"
 	}
 	return e
-}
-
-// cutError is the error of a stream that ended without a finish reason or
-// without data: [DONE].
-func (t *chatTransport) cutError(ctx context.Context, st *callState, what string) *providers.APIError {
-	return &providers.APIError{
-		Provider:  t.ep.Provider,
-		Headers:   st.headers,
-		MidStream: true,
-		Message:   "the stream ended " + what + "; the response is incomplete, retry the request",
-		Err:       withContext(ctx, io.ErrUnexpectedEOF),
-	}
-}
-
-// withContext makes a cancelled or expired ctx visible through errors.Is,
-// whatever error the HTTP stack returned for it.
-func withContext(ctx context.Context, err error) error {
-	cerr := ctx.Err()
-	switch {
-	case cerr == nil:
-		return err
-	case err == nil:
-		return cerr
-	case errors.Is(err, cerr):
-		return err
-	default:
-		return fmt.Errorf("%w: %w", cerr, err)
-	}
 }
 
 // anyCode re-encodes go-openai's Code (string, int or nil) as JSON.

@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestHTTPErrors checks that each real error body of wire.md §4 becomes an
@@ -109,8 +110,8 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{status: tc.status, headers: tc.headers, body: []byte(tc.body)})
-			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), simpleRequest(), nil)
+			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: tc.headers, Body: []byte(tc.body)})
+			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v on HTTP error, want nil", resp)
 			}
@@ -149,8 +150,8 @@ func TestMidStreamErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.fixture, func(t *testing.T) {
-			srv, _ := startServer(t, reply{headers: map[string]string{"X-Generation-Id": "gen-1"}, body: readFixture(t, tc.fixture)})
-			resp, err := newTestTransport(t, srv, "openrouter").Stream(context.Background(), simpleRequest(), nil)
+			srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"X-Generation-Id": "gen-1"}, Body: providertest.ReadFixture(t, tc.fixture)})
+			resp, err := newTestTransport(t, srv, "openrouter").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			ae := asAPIError(t, err)
 			if !ae.MidStream || ae.Status != 0 || ae.Provider != "openrouter" {
 				t.Errorf("midstream %v status %d provider %q", ae.MidStream, ae.Status, ae.Provider)
@@ -162,7 +163,7 @@ func TestMidStreamErrors(t *testing.T) {
 				t.Errorf("body %q does not hold the error JSON", ae.Body)
 			}
 			if tc.fixture == "midstream_error.sse" {
-				fixture := string(readFixture(t, tc.fixture))
+				fixture := string(providertest.ReadFixture(t, tc.fixture))
 				if want := fixture[len("data: "):strings.Index(fixture, "\n")]; ae.Body != want {
 					t.Errorf("body %q, want the verbatim error JSON %q", ae.Body, want)
 				}
@@ -184,7 +185,7 @@ func TestContextErrors(t *testing.T) {
 		srv, _ := sseServer(t, "openai_text.sse")
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := newTestTransport(t, srv, "openai").Stream(ctx, simpleRequest(), nil)
+		_, err := newTestTransport(t, srv, "openai").Stream(ctx, providertest.SimpleRequest(), nil)
 		asAPIError(t, err)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%v: want errors.Is context.Canceled", err)
@@ -194,14 +195,14 @@ func TestContextErrors(t *testing.T) {
 		srv, _ := sseServer(t, "openai_text.sse")
 		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 		defer cancel()
-		_, err := newTestTransport(t, srv, "openai").Stream(ctx, simpleRequest(), nil)
+		_, err := newTestTransport(t, srv, "openai").Stream(ctx, providertest.SimpleRequest(), nil)
 		asAPIError(t, err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%v: want errors.Is context.DeadlineExceeded", err)
 		}
 	})
 	t.Run("cancelled mid-stream", func(t *testing.T) {
-		first := readFixture(t, "openai_text.sse")
+		first := providertest.ReadFixture(t, "openai_text.sse")
 		first = first[:strings.Index(string(first), "\n\n")+2]
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -213,7 +214,7 @@ func TestContextErrors(t *testing.T) {
 		defer srv.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		resp, err := newTestTransport(t, srv, "openai").Stream(ctx, simpleRequest(), func(d providers.Delta) {
+		resp, err := newTestTransport(t, srv, "openai").Stream(ctx, providertest.SimpleRequest(), func(d providers.Delta) {
 			if d.Text == "partial" {
 				cancel()
 			}
@@ -237,7 +238,7 @@ func TestUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tr.Stream(context.Background(), simpleRequest(), nil)
+	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	ae := asAPIError(t, err)
 	if ae.Status != 0 || ae.Err == nil || !strings.Contains(ae.Message, "cannot reach "+url+"/v1") {
 		t.Errorf("got %+v", ae)
@@ -266,7 +267,7 @@ func TestKeepaliveFixtureTripsDefaultLimit(t *testing.T) {
 // TestConnectionDropped checks a TCP connection closed in the middle of a
 // chunked response: partial response, MidStream, io.ErrUnexpectedEOF.
 func TestConnectionDropped(t *testing.T) {
-	first := readFixture(t, "openai_text.sse")
+	first := providertest.ReadFixture(t, "openai_text.sse")
 	first = first[:strings.Index(string(first), "\n\n")+2]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -279,7 +280,7 @@ func TestConnectionDropped(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), simpleRequest(), nil)
+	resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
 	ae := asAPIError(t, err)
 	if !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("%v (midstream %v): want a mid-stream io.ErrUnexpectedEOF", err, ae.MidStream)

@@ -5,15 +5,15 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"mime"
 	"net/http"
+
+	"talaria/providers"
+	"talaria/providers/sse"
 )
 
-// Limits on what the recorder reads into memory.
-const (
-	maxErrorBody = 1 << 20  // non-2xx bodies
-	maxPlainBody = 64 << 20 // a 2xx JSON body answering a stream request
-)
+// maxPlainBody bounds a 2xx JSON body answering a stream request, read
+// into memory by the recorder.
+const maxPlainBody = 64 << 20
 
 // callKey is the context key of a *callState.
 type callKey struct{}
@@ -76,7 +76,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	st.status = resp.StatusCode
 	st.headers = resp.Header.Clone()
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
-		st.errBody, err = readAllLimited(resp.Body, resp.Body, maxErrorBody)
+		st.errBody, err = readAllLimited(resp.Body, resp.Body, providers.MaxErrorBody)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	if !isEventStream(resp.Header.Get("Content-Type")) && !looksLikeSSE(br) {
+	if !sse.IsEventStream(resp.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
 		// A whole JSON document or an HTML page, not a stream.
 		st.plainBody, err = readAllLimited(br, resp.Body, maxPlainBody)
 		if err != nil {
@@ -101,32 +101,6 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 func readAllLimited(r io.Reader, c io.Closer, limit int64) ([]byte, error) {
 	defer c.Close()
 	return io.ReadAll(io.LimitReader(r, limit))
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
-}
-
-// looksLikeSSE peeks at the first non-blank byte of a body whose
-// Content-Type does not say text/event-stream: '{', '[' or '<' start a
-// plain JSON or HTML body; anything else is taken for SSE. Leading blank
-// bytes are dropped.
-func looksLikeSSE(br *bufio.Reader) bool {
-	for {
-		b, err := br.Peek(1)
-		if err != nil {
-			return true
-		}
-		switch b[0] {
-		case ' ', '\t', '\r', '\n':
-			_, _ = br.Discard(1)
-		case '{', '[', '<':
-			return false
-		default:
-			return true
-		}
-	}
 }
 
 // sseFilter passes an SSE body through line by line for go-openai. It

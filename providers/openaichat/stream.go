@@ -71,13 +71,13 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 	resp := a.response()
 	switch {
 	case !a.sawChunk && !st.sawDone:
-		return resp, t.cutError(ctx, st, "before any data event (is base_url an OpenAI-compatible /v1 endpoint?)")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "before any data event (is base_url an OpenAI-compatible /v1 endpoint?)")
 	case !st.sawDone && resp.RawFinishReason == "":
-		return resp, t.cutError(ctx, st, "before a finish reason and before data: [DONE]")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "before a finish reason and before data: [DONE]")
 	case !st.sawDone:
-		return resp, t.cutError(ctx, st, "without data: [DONE]")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "without data: [DONE]")
 	case resp.RawFinishReason == "" && !a.refusal:
-		return resp, t.cutError(ctx, st, "without a finish reason")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, st.headers, "without a finish reason")
 	}
 	return resp, nil
 }

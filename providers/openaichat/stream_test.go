@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestStreamFixtures streams each wire capture and checks the assembled
@@ -125,8 +126,8 @@ func TestStreamFixtures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := sseServer(t, tc.fixture)
 			tr := newTestTransport(t, srv, "test")
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
@@ -145,11 +146,11 @@ func TestStreamFixtures(t *testing.T) {
 			if resp.Model != tc.model {
 				t.Errorf("model %q, want %q", resp.Model, tc.model)
 			}
-			if log.text.String() != tc.content || log.reasoning.String() != tc.reasoning {
-				t.Errorf("deltas text %q reasoning %q, want %q / %q", log.text.String(), log.reasoning.String(), tc.content, tc.reasoning)
+			if log.Text.String() != tc.content || log.Reasoning.String() != tc.reasoning {
+				t.Errorf("deltas text %q reasoning %q, want %q / %q", log.Text.String(), log.Reasoning.String(), tc.content, tc.reasoning)
 			}
-			if !reflect.DeepEqual(log.tools, tc.announced) {
-				t.Errorf("tool deltas %+v, want %+v", log.tools, tc.announced)
+			if !reflect.DeepEqual(log.Tools, tc.announced) {
+				t.Errorf("tool deltas %+v, want %+v", log.Tools, tc.announced)
 			}
 			if err := tr.ValidateResponse(resp); err != nil {
 				t.Errorf("ValidateResponse: %v", err)
@@ -160,9 +161,9 @@ func TestStreamFixtures(t *testing.T) {
 
 // TestStreamCRLF checks that CRLF line endings parse like LF.
 func TestStreamCRLF(t *testing.T) {
-	body := bytes.ReplaceAll(readFixture(t, "openai_text.sse"), []byte("\n"), []byte("\r\n"))
-	srv, _ := startServer(t, reply{body: body})
-	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), simpleRequest(), nil)
+	body := bytes.ReplaceAll(providertest.ReadFixture(t, "openai_text.sse"), []byte("\n"), []byte("\r\n"))
+	srv, _ := startServer(t, providertest.WireReply{Body: body})
+	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil || resp.Content != "I'm unable." || resp.FinishReason != "stop" {
 		t.Fatalf("got %+v, %v", resp, err)
 	}
@@ -178,7 +179,7 @@ func TestStreamCut(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.fixture, func(t *testing.T) {
 			srv, _ := sseServer(t, tc.fixture)
-			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), simpleRequest(), nil)
+			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			ae := asAPIError(t, err)
 			if !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) || ae.Provider != "openai" {
 				t.Errorf("error %+v: want MidStream wrapping io.ErrUnexpectedEOF", ae)
@@ -194,9 +195,9 @@ func TestStreamCut(t *testing.T) {
 // with a complete chat.completion.
 func TestStreamPlainJSON(t *testing.T) {
 	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hello","reasoning":"hm","tool_calls":[{"id":"call_x","type":"function","function":{"name":"ls","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
-	srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": "application/json"}, body: []byte(body)})
-	var log deltaLog
-	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), simpleRequest(), log.add)
+	srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(body)})
+	var log providertest.DeltaLog
+	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
@@ -208,8 +209,8 @@ func TestStreamPlainJSON(t *testing.T) {
 	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("got %+v\nwant %+v", resp, want)
 	}
-	if log.text.String() != "Hello" || log.reasoning.String() != "hm" || len(log.tools) != 1 {
-		t.Errorf("deltas: %q %q %+v", log.text.String(), log.reasoning.String(), log.tools)
+	if log.Text.String() != "Hello" || log.Reasoning.String() != "hm" || len(log.Tools) != 1 {
+		t.Errorf("deltas: %q %q %+v", log.Text.String(), log.Reasoning.String(), log.Tools)
 	}
 }
 
@@ -240,8 +241,8 @@ func TestStreamOddBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, reply{headers: map[string]string{"Content-Type": tc.ctype}, body: []byte(tc.body)})
-			resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), simpleRequest(), nil)
+			srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": tc.ctype}, Body: []byte(tc.body)})
+			resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if tc.errMsg == "" {
 				if err != nil || resp.Content != tc.content {
 					t.Fatalf("got %+v, %v; want content %q", resp, err, tc.content)

@@ -1,7 +1,10 @@
 // Package providertest is a scripted OpenAI-compatible chat-completions
 // server for tests: it answers each request with the next scripted reply,
 // streamed as real SSE (role chunk, content or tool-call fragments, finish
-// chunk, usage chunk, [DONE]), and records every request body.
+// chunk, usage chunk, [DONE]), and records every request body. It also
+// holds what the wire transports' own tests share (see wire.go): a server
+// answering every request with one fixed reply, fixtures, a delta
+// collector and checks.
 package providertest
 
 import (

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // largeStream builds an SSE body of about size bytes: one message item
@@ -28,8 +29,8 @@ func largeStream(size int) []byte {
 // from a local test server; the MB/s figure is SSE bytes parsed per second.
 func BenchmarkStreamParse(b *testing.B) {
 	body := largeStream(1 << 20)
-	tr := newTestTransport(b, startServer(b, reply{body: body}))
-	req := simpleRequest()
+	tr := newTestTransport(b, providertest.StartWire(b, providertest.WireReply{Body: body}))
+	req := providertest.SimpleRequest()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestReplayRoundTrip streams a reasoning response, sends it back with its
@@ -15,7 +16,7 @@ import (
 // and function_call, and the function_call_output.
 func TestReplayRoundTrip(t *testing.T) {
 	first := newTestTransport(t, sseServer(t, "reasoning.sse"))
-	resp, err := first.Stream(context.Background(), simpleRequest(), nil)
+	resp, err := first.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	body := srv.lastRequest(t).body
+	body := srv.TakeRequest(t).Body
 	if body["instructions"] != "You are talaria.\n\nWork in /repo." {
 		t.Errorf("instructions %q", body["instructions"])
 	}
@@ -91,10 +92,10 @@ func TestConvertMessages(t *testing.T) {
 			t.Errorf("ConvertMessages accepted %+v", m)
 		}
 	}
-	if _, err := tr.BuildRequest(simpleRequest()); err == nil {
+	if _, err := tr.BuildRequest(providertest.SimpleRequest()); err == nil {
 		t.Error("BuildRequest accepted a request without model")
 	}
-	b, err := (&transport{ep: providers.Endpoint{Model: "gpt-4.1"}}).BuildRequest(simpleRequest())
+	b, err := (&transport{ep: providers.Endpoint{Model: "gpt-4.1"}}).BuildRequest(providertest.SimpleRequest())
 	if body, ok := b.(*RequestBody); err != nil || !ok || body.Model != "gpt-4.1" || !body.Stream || body.Store {
 		t.Errorf("BuildRequest = %+v, %v", b, err)
 	}

@@ -8,15 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 
 	"talaria/providers"
+	"talaria/providers/sse"
 )
 
 // Limits on what is read into memory outside the event stream.
 const (
-	maxErrorBody   = 1 << 20  // non-2xx bodies
 	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
 	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
 )
@@ -53,18 +52,14 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	}
 	res, err := t.client.Do(hreq)
 	if err != nil {
-		e := &providers.APIError{Provider: t.ep.Provider, Err: withContext(ctx, err)}
-		if ctx.Err() == nil {
-			e.Message = fmt.Sprintf("cannot reach %s: %v; check that the server is running and base_url is right", t.url, err)
-		}
-		return nil, e
+		return nil, providers.SendError(ctx, t.ep.Provider, t.url, err, "check that the server is running and base_url is right")
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode >= 300 {
 		return nil, t.httpError(ctx, res)
 	}
 	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !isEventStream(res.Header.Get("Content-Type")) && !looksLikeSSE(br) {
+	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
 		return t.plainResponse(res, br, onDelta)
 	}
 	return t.readStream(ctx, res.Header, br, onDelta)
@@ -73,15 +68,15 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 // readStream reads the events of an open stream.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	rd := newSSEReader(body)
+	rd := sse.NewReader(body)
 	var ev event
 	for !a.terminal {
-		name, data, err := rd.next()
+		name, data, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return a.response(), t.midStream(h, "reading the stream failed: "+err.Error()+"; retry the request", withContext(ctx, err))
+			return a.response(), providers.MidStreamError(t.ep.Provider, h, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
@@ -98,8 +93,8 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			if !handled(data) {
 				continue // an event of a kind this transport does not read
 			}
-			e := t.midStream(h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
-			e.Body = truncate(data, maxBodyInError)
+			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
+			e.Body = providers.TruncateBody(data, maxBodyInError)
 			return a.response(), e
 		}
 		if ev.Type == "" {
@@ -120,9 +115,9 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 	case a.terminal:
 		return resp, nil
 	case !a.sawEvent:
-		return resp, t.cutError(ctx, h, "before any event (is base_url an OpenAI Responses endpoint?)")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any event (is base_url an OpenAI Responses endpoint?)")
 	default:
-		return resp, t.cutError(ctx, h, "before response.completed")
+		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before response.completed")
 	}
 }
 
@@ -151,7 +146,7 @@ func handled(data []byte) bool {
 func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
 	if err != nil {
-		return nil, t.midStream(res.Header, "reading the response failed: "+err.Error(), err)
+		return nil, providers.MidStreamError(t.ep.Provider, res.Header, "reading the response failed: "+err.Error(), err)
 	}
 	if f, ok := parseErrorBody(raw); ok {
 		return nil, &providers.APIError{
@@ -163,8 +158,8 @@ func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta fu
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body:    truncate(raw, maxBodyInError),
-			Message: summarizeBody(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
+			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Message: providers.SummarizePage(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
 			Err:     err,
 		}
 	}
@@ -236,30 +231,5 @@ func responseJSON(raw any) ([]byte, error) {
 		return v, nil
 	default:
 		return nil, fmt.Errorf("cannot normalize %T: want the response object's JSON ([]byte or json.RawMessage)", raw)
-	}
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
-}
-
-// looksLikeSSE peeks at the first non-blank byte of a body whose
-// Content-Type does not say text/event-stream: '{', '[' or '<' start a
-// plain JSON or HTML body; anything else is taken for SSE.
-func looksLikeSSE(br *bufio.Reader) bool {
-	for {
-		b, err := br.Peek(1)
-		if err != nil {
-			return true
-		}
-		switch b[0] {
-		case ' ', '\t', '\r', '\n':
-			_, _ = br.Discard(1)
-		case '{', '[', '<':
-			return false
-		default:
-			return true
-		}
 	}
 }

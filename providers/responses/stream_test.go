@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestStreamFixtures streams each fixture and checks the assembled response,
@@ -67,16 +68,16 @@ func TestStreamFixtures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestTransport(t, sseServer(t, tc.fixture))
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.text.String(), tc.content)
+			if resp.Content != tc.content || log.Text.String() != tc.content {
+				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
 			}
-			if resp.Reasoning != tc.reasoning || log.reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.reasoning.String(), tc.reasoning)
+			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
+				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
 			}
 			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
 				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
@@ -100,7 +101,7 @@ func TestStreamFixtures(t *testing.T) {
 				t.Errorf("replay %s, want %d items", resp.ReasoningReplay, tc.replayItems)
 			}
 			var names []string
-			for i, d := range log.tools {
+			for i, d := range log.Tools {
 				if d.ToolIndex != i {
 					t.Errorf("announcement %d has index %d", i, d.ToolIndex)
 				}
@@ -120,7 +121,7 @@ func TestStreamFixtures(t *testing.T) {
 // verbatim.
 func TestReasoningReplayKept(t *testing.T) {
 	tr := newTestTransport(t, sseServer(t, "reasoning.sse"))
-	resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
+	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +176,11 @@ func TestStreamErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(tc.body)
 			if tc.fixture != "" {
-				body = readFixture(t, tc.fixture)
+				body = providertest.ReadFixture(t, tc.fixture)
 			}
-			tr := newTestTransport(t, startServer(t, reply{body: body, headers: map[string]string{"X-Request-Id": "req_1"}}))
-			resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
-			ae := asAPIError(t, err)
+			tr := newTestTransport(t, providertest.StartWire(t, providertest.WireReply{Body: body, Headers: map[string]string{"X-Request-Id": "req_1"}}))
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
+			ae := providertest.AsAPIError(t, err)
 			if !ae.MidStream || ae.Status != 0 || ae.Message != tc.msg || ae.Type != tc.typ || ae.Code != tc.code {
 				t.Errorf("APIError %+v\nwant MidStream message %q type %q code %q", ae, tc.msg, tc.typ, tc.code)
 			}
@@ -200,8 +201,8 @@ func TestStreamErrors(t *testing.T) {
 
 // TestStreamVariants covers bodies that differ from the fixtures in one way.
 func TestStreamVariants(t *testing.T) {
-	text := readFixture(t, "text.sse")
-	calls := readFixture(t, "function_calls.sse")
+	text := providertest.ReadFixture(t, "text.sse")
+	calls := providertest.ReadFixture(t, "function_calls.sse")
 	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
 	tests := []struct {
 		name    string
@@ -246,21 +247,21 @@ func TestStreamVariants(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := reply{body: tc.body}
+			rep := providertest.WireReply{Body: tc.body}
 			if tc.ctype != "" {
-				rep.headers = map[string]string{"Content-Type": tc.ctype}
+				rep.Headers = map[string]string{"Content-Type": tc.ctype}
 			}
-			tr := newTestTransport(t, startServer(t, rep))
-			var log deltaLog
-			resp, err := tr.Stream(context.Background(), simpleRequest(), log.add)
+			tr := newTestTransport(t, providertest.StartWire(t, rep))
+			var log providertest.DeltaLog
+			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			switch {
 			case tc.errType != "":
-				if ae := asAPIError(t, err); ae.Type != tc.errType {
+				if ae := providertest.AsAPIError(t, err); ae.Type != tc.errType {
 					t.Errorf("error type %q, want %q (%v)", ae.Type, tc.errType, err)
 				}
 				return
 			case tc.eof:
-				if ae := asAPIError(t, err); !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) {
+				if ae := providertest.AsAPIError(t, err); !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) {
 					t.Errorf("error %+v, want MidStream wrapping io.ErrUnexpectedEOF", ae)
 				}
 			case err != nil:
@@ -274,8 +275,8 @@ func TestStreamVariants(t *testing.T) {
 					t.Errorf("call %+v of a cut stream not marked incomplete", c)
 				}
 			}
-			if log.text.String() != tc.content {
-				t.Errorf("text deltas %q, want %q", log.text.String(), tc.content)
+			if log.Text.String() != tc.content {
+				t.Errorf("text deltas %q, want %q", log.Text.String(), tc.content)
 			}
 		})
 	}
@@ -287,23 +288,23 @@ func TestStreamRequest(t *testing.T) {
 	for _, model := range []string{"gpt-4.1", "gpt-5-codex", "openai/o4-mini"} {
 		srv := sseServer(t, "text.sse")
 		tr := newTestTransport(t, srv)
-		req := simpleRequest()
+		req := providertest.SimpleRequest()
 		req.Model, req.MaxTokens = model, 2048
 		if _, err := tr.Stream(context.Background(), req, nil); err != nil {
 			t.Fatal(err)
 		}
-		c := srv.lastRequest(t)
-		if c.path != "/v1/responses" || c.header.Get("Authorization") != "Bearer sk-test" || !strings.Contains(c.header.Get("Accept"), "text/event-stream") {
-			t.Errorf("%s: path %q headers %v", model, c.path, c.header)
+		c := srv.TakeRequest(t)
+		if c.Path != "/v1/responses" || c.Header.Get("Authorization") != "Bearer sk-test" || !strings.Contains(c.Header.Get("Accept"), "text/event-stream") {
+			t.Errorf("%s: path %q headers %v", model, c.Path, c.Header)
 		}
-		if c.body["model"] != model || c.body["stream"] != true || c.body["store"] != false || c.body["max_output_tokens"] != float64(2048) {
-			t.Errorf("%s: body %s", model, c.raw)
+		if c.Body["model"] != model || c.Body["stream"] != true || c.Body["store"] != false || c.Body["max_output_tokens"] != float64(2048) {
+			t.Errorf("%s: body %s", model, c.Raw)
 		}
-		_, hasReasoning := c.body["reasoning"]
-		include, _ := c.body["include"].([]any)
+		_, hasReasoning := c.Body["reasoning"]
+		include, _ := c.Body["include"].([]any)
 		wantReasoning := model != "gpt-4.1"
 		if hasReasoning != wantReasoning || (len(include) == 1 && include[0] == encryptedReasoning) != wantReasoning {
-			t.Errorf("%s: reasoning %v include %v, want reasoning params %v", model, c.body["reasoning"], include, wantReasoning)
+			t.Errorf("%s: reasoning %v include %v, want reasoning params %v", model, c.Body["reasoning"], include, wantReasoning)
 		}
 	}
 	if tr, _ := New(providers.Endpoint{}); tr.(*transport).url != "https://api.openai.com/v1/responses" || tr.APIMode() != "codex_responses" {
@@ -316,68 +317,33 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "text.sse"))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := tr.Stream(ctx, simpleRequest(), nil)
-	asAPIError(t, err)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v does not wrap context.Canceled", err)
-	}
+	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
-// -race).
+// -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "function_calls.sse"))
-	errs := make(chan error, 8)
-	for range 8 {
-		go func() {
-			resp, err := tr.Stream(context.Background(), simpleRequest(), nil)
-			if err == nil && len(resp.ToolCalls) != 2 {
-				err = errors.New("lost a tool call")
-			}
-			errs <- err
-		}()
-	}
-	for range 8 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "function_calls.sse")), 2)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(readFixture(t, "text.sse"))
-	srv := holdServer(t, text[:strings.Index(text, "event: response.output_text.done")])
+	text := string(providertest.ReadFixture(t, "text.sse"))
+	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: response.output_text.done")])
 	tr, err := New(providers.Endpoint{Provider: "openai", Model: "m", BaseURL: srv.URL, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := tr.Stream(ctx, simpleRequest(), func(d providers.Delta) {
-		if d.Text == " How can I help?" {
-			cancel()
-		}
-	})
-	ae := asAPIError(t, err)
-	if !ae.MidStream || !errors.Is(err, context.Canceled) {
-		t.Errorf("error %+v, want MidStream wrapping context.Canceled", ae)
-	}
-	if resp == nil || resp.Content != "Hi there! How can I help?" {
-		t.Errorf("partial response %+v", resp)
-	}
+	providertest.CheckCancelMidStream(t, tr, " How can I help?", "Hi there! How can I help?")
 }
 
 // TestUndecodableEvent checks an event of a handled type that does not
 // decode; the same fault in an unknown event type is skipped.
 func TestUndecodableEvent(t *testing.T) {
 	body := "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":[1]}\n\n"
-	_, err := newTestTransport(t, startServer(t, reply{body: []byte(body)})).Stream(context.Background(), simpleRequest(), nil)
-	ae := asAPIError(t, err)
+	_, err := newTestTransport(t, providertest.StartWire(t, providertest.WireReply{Body: []byte(body)})).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	ae := providertest.AsAPIError(t, err)
 	if !ae.MidStream || !strings.Contains(ae.Message, "cannot decode") || !strings.Contains(ae.Body, `[1]`) {
 		t.Errorf("APIError %+v", ae)
 	}
