@@ -176,6 +176,9 @@ func openStore(o *options) (*persist.Store, error) {
 }
 
 func sessions(o *options, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return sessionsManage(o, args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -200,6 +203,71 @@ func sessions(o *options, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	return 0
+}
+
+// sessionsManage runs `sessions rm ID`, `sessions rename ID TITLE` and
+// `sessions search QUERY [--session ID] [--limit N] [--json]`.
+func sessionsManage(o *options, args []string, stdout, stderr io.Writer) int {
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "talaria: sessions %s: %v\n", args[0], err)
+		return app.ExitIncomplete
+	}
+	switch {
+	case args[0] == "rm" && len(args) == 2:
+		s, err := st.ResolveSession(args[1])
+		if err == nil {
+			err = st.DeleteSession(s.ID)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, "deleted", s.ID)
+	case args[0] == "rename" && len(args) >= 3:
+		s, err := st.ResolveSession(args[1])
+		if err == nil {
+			err = st.RenameSession(s.ID, strings.Join(args[2:], " "))
+		}
+		if err != nil {
+			return fail(err)
+		}
+	case args[0] == "search" && len(args) >= 2:
+		return sessionsSearch(st, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintln(stderr, "talaria: usage: talaria sessions [--json] | sessions rm ID | sessions rename ID TITLE | sessions search QUERY [--session ID] [--limit N] [--json]")
+		return app.ExitUsage
+	}
+	return 0
+}
+
+func sessionsSearch(st *persist.Store, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	session := fs.String("session", "", "search one session")
+	limit := fs.Int("limit", persist.DefaultSearchLimit, "most results")
+	asJSON := fs.Bool("json", false, "JSON Lines output")
+	query := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		return app.ExitUsage
+	}
+	hits, err := st.SearchSessions(context.Background(), query, *limit, *session)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: sessions search:", err)
+		return app.ExitIncomplete
+	}
+	for _, h := range hits {
+		if *asJSON {
+			b, _ := json.Marshal(h)
+			fmt.Fprintln(stdout, string(b))
+			continue
+		}
+		fmt.Fprintf(stdout, "%s  %s  %-9s %s\n", h.SessionID, h.When.Local().Format("2006-01-02 15:04"), h.Role, h.Snippet)
 	}
 	return 0
 }

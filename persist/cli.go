@@ -61,8 +61,9 @@ func cell(s string, maxRunes int) string {
 // WriteSessionsJSON writes sessions as one JSON array (an empty one when
 // there are none) of objects with the Session fields in snake_case: id,
 // title, cwd, provider, model, system_prompt_state, created_at, updated_at,
-// message_count, the other counters, and parent_id, ended_at, end_reason
-// when set. System prompts are left out.
+// message_count, the other counters, and parent_id, git_root, git_branch,
+// ended_at, end_reason and estimated_cost_usd when set. System prompts are
+// left out.
 func WriteSessionsJSON(w io.Writer, sessions []Session) error {
 	out := make([]Session, len(sessions))
 	for i := range sessions {

@@ -3,8 +3,11 @@ package persist
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -20,80 +23,172 @@ const titleMaxRunes = 60
 // messagesFillPercent packs pages fully: message keys only ever grow.
 const messagesFillPercent = 0.95
 
+// Entry is one stored message with the store's own data about it.
+type Entry struct {
+	// Seq is the message's 1-based position in its session, assigned by
+	// the store; AppendEntries ignores it.
+	Seq uint64
+	// Message is the message as appended (Internal flags are not stored).
+	Message providers.Message
+	// Tokens is the message's size in tokens as the caller measured it
+	// (for an assistant message, the output tokens of the call that made
+	// it); 0 when unknown.
+	Tokens int
+}
+
+// storedMessage is the stored form of an Entry: the message's JSON with
+// token_count added, so that the value still decodes as a
+// providers.Message.
+type storedMessage struct {
+	providers.Message
+	TokenCount int `json:"token_count,omitempty"`
+}
+
+// prepared is an entry ready for the write transaction: stamped, encoded
+// and tokenized, so that the lock is held only to write.
+type prepared struct {
+	msg    providers.Message
+	raw    []byte
+	tokens map[string]struct{}
+}
+
 // AppendMessages appends msgs to the session in one transaction, durable when
 // it returns. A message whose Timestamp is 0 is stamped with the current
 // time (the caller's values are not modified). It bumps MessageCount,
-// ToolCallCount (tool calls of assistant messages) and UpdatedAt, and sets an
-// empty Title from the first user message that has text. Internal flags are
-// not stored. Appending nothing is a no-op.
+// ToolCallCount (tool calls of assistant messages) and UpdatedAt, sets an
+// empty Title from the first user message that has text, and adds the
+// messages to the search index. Internal flags are not stored. Appending
+// nothing is a no-op.
 func (s *Store) AppendMessages(id string, msgs ...providers.Message) error {
-	if len(msgs) == 0 {
+	entries := make([]Entry, len(msgs))
+	for i := range msgs {
+		entries[i].Message = msgs[i]
+	}
+	return s.AppendEntries(id, entries...)
+}
+
+// AppendEntries is AppendMessages for messages with a token count.
+func (s *Store) AppendEntries(id string, entries ...Entry) error {
+	if len(entries) == 0 {
 		return nil
 	}
-	// Encode before taking the lock, to keep the time it is held short.
+	// Encode and tokenize before taking the lock, to keep it short.
 	now := time.Now()
-	raws := make([][]byte, len(msgs))
-	toolCalls := 0
-	for i := range msgs {
-		m := msgs[i]
-		if m.Timestamp == 0 {
-			m.Timestamp = now.UnixMilli()
-		}
-		raw, err := json.Marshal(&m)
+	preps := make([]prepared, len(entries))
+	for i := range entries {
+		p, err := prepare(entries[i], now)
 		if err != nil {
 			return fmt.Errorf("encode message %d for session %s: %w", i, id, err)
 		}
-		raws[i] = raw
+		preps[i] = p
+	}
+	return s.update(func(tx *bolt.Tx) error { return s.appendTx(tx, id, preps, now) })
+}
+
+// prepare stamps and encodes one entry.
+func prepare(e Entry, now time.Time) (prepared, error) {
+	m := e.Message
+	m.Internal = nil
+	if m.Timestamp == 0 {
+		m.Timestamp = now.UnixMilli()
+	}
+	raw, err := json.Marshal(&storedMessage{Message: m, TokenCount: max(e.Tokens, 0)})
+	if err != nil {
+		return prepared{}, err
+	}
+	return prepared{msg: m, raw: raw, tokens: distinctTokens(searchText(&m))}, nil
+}
+
+// appendTx appends prepared messages inside a write transaction: the
+// messages, their index entries and the session's counters.
+func (s *Store) appendTx(tx *bolt.Tx, id string, preps []prepared, now time.Time) error {
+	sess, err := s.getSession(tx, id, false)
+	if err != nil {
+		return err
+	}
+	_, _, messages, err := s.buckets(tx)
+	if err != nil {
+		return err
+	}
+	b, err := messages.CreateBucketIfNotExists([]byte(id))
+	if err != nil {
+		return s.damaged(fmt.Sprintf("the messages of session %s are unreadable", id), err)
+	}
+	b.FillPercent = messagesFillPercent
+	w, err := s.newIndexWriter(tx)
+	if err != nil {
+		return err
+	}
+	for i := range preps {
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		// bbolt keeps the key until commit: each Put needs its own.
+		if err := b.Put(seqKey(seq), preps[i].raw); err != nil {
+			return err
+		}
+		if err := w.add(id, seq, preps[i].tokens); err != nil {
+			return err
+		}
+		m := &preps[i].msg
+		sess.MessageCount++
 		if m.Role == providers.RoleAssistant {
-			toolCalls += len(m.ToolCalls)
+			sess.ToolCallCount += len(m.ToolCalls)
+		}
+		if sess.Title == "" && m.Role == providers.RoleUser {
+			sess.Title = DeriveTitle(m.Content)
 		}
 	}
-	return s.update(func(tx *bolt.Tx) error {
-		sess, err := s.getSession(tx, id, false)
-		if err != nil {
-			return err
-		}
-		_, _, messages, err := s.buckets(tx)
-		if err != nil {
-			return err
-		}
-		b, err := messages.CreateBucketIfNotExists([]byte(id))
-		if err != nil {
-			return s.damaged(fmt.Sprintf("the messages of session %s are unreadable", id), err)
-		}
-		b.FillPercent = messagesFillPercent
-		for _, raw := range raws {
-			seq, err := b.NextSequence()
-			if err != nil {
-				return err
-			}
-			// bbolt keeps the key until commit: each Put needs its own.
-			if err := b.Put(seqKey(seq), raw); err != nil {
-				return err
-			}
-		}
-		sess.MessageCount += len(msgs)
-		sess.ToolCallCount += toolCalls
-		if sess.Title == "" {
-			for i := range msgs {
-				if msgs[i].Role != providers.RoleUser {
-					continue
-				}
-				if t := DeriveTitle(msgs[i].Content); t != "" {
-					sess.Title = t
-					break
-				}
-			}
-		}
-		sess.UpdatedAt = now.UTC().Round(0)
-		return s.putSession(tx, sess, false)
-	})
+	if err := w.flush(); err != nil {
+		return err
+	}
+	sess.UpdatedAt = now.UTC().Round(0)
+	return s.putSession(tx, sess, false)
 }
 
 // Messages returns the session's messages in the order they were appended;
 // ErrNotFound (wrapped) if the session does not exist.
 func (s *Store) Messages(id string) ([]providers.Message, error) {
-	var out []providers.Message
+	entries, err := s.Entries(id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.Message, len(entries))
+	for i := range entries {
+		out[i] = entries[i].Message
+	}
+	return out, nil
+}
+
+// MessagesTail returns the session's last n messages (all of them if it has
+// fewer), in order; it reads only those. n <= 0 returns none.
+func (s *Store) MessagesTail(id string, n int) ([]providers.Message, error) {
+	entries, err := s.readEntries(id, max(n, 0))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.Message, len(entries))
+	for i := range entries {
+		out[i] = entries[i].Message
+	}
+	return out, nil
+}
+
+// Entries returns the session's messages with their sequence numbers and
+// token counts, in order; ErrNotFound (wrapped) if the session does not
+// exist.
+func (s *Store) Entries(id string) ([]Entry, error) {
+	return s.readEntries(id, -1)
+}
+
+// readEntries loads the last n entries of a session, or all when n < 0.
+// The transaction only copies the raw values; they are decoded after it,
+// in parallel for a long session.
+func (s *Store) readEntries(id string, n int) ([]Entry, error) {
+	var arena []byte
+	var ends []int
+	var seqs []uint64
 	err := s.view(func(tx *bolt.Tx) error {
 		sess, err := s.getSession(tx, id, false)
 		if err != nil {
@@ -104,20 +199,71 @@ func (s *Store) Messages(id string) ([]providers.Message, error) {
 			return err
 		}
 		b := messages.Bucket([]byte(id))
-		out = make([]providers.Message, 0, sess.MessageCount)
-		if b == nil {
+		if b == nil || n == 0 {
 			return nil
 		}
-		// Unmarshal copies what it keeps (strings, RawMessage), so nothing
-		// refers to the mapped file after the transaction.
-		return b.ForEach(func(k, v []byte) error {
-			var m providers.Message
-			if err := json.Unmarshal(v, &m); err != nil {
-				return s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), err)
+		c := b.Cursor()
+		var k []byte
+		if n < 0 {
+			k, _ = c.First()
+		} else {
+			// The n-th message from the end, or the first.
+			k, _ = c.Last()
+			for i := 1; i < n && k != nil; i++ {
+				pk, _ := c.Prev()
+				if pk == nil {
+					break
+				}
+				k = pk
 			}
-			out = append(out, m)
+		}
+		if k == nil {
 			return nil
-		})
+		}
+		want := sess.MessageCount
+		if n > 0 {
+			want = min(n, want)
+		}
+		ends = make([]int, 0, want)
+		seqs = make([]uint64, 0, want)
+		// Size the copy first: growing a multi-megabyte slice costs more
+		// than walking the cursor twice. Keys (ascending 8-byte seqs) and
+		// sizes (within the file) are checked on the way, so that a
+		// damaged page fails fast instead of yielding garbage.
+		size := int64(0)
+		var prev uint64
+		for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+			size += int64(len(v))
+			if len(k) != docKeySize || seqFromKey(k) <= prev || size > tx.Size() {
+				return s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), nil)
+			}
+			prev = seqFromKey(k)
+		}
+		arena = make([]byte, 0, size)
+		for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+			arena = append(arena, v...)
+			ends = append(ends, len(arena))
+			seqs = append(seqs, seqFromKey(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(ends))
+	err = parallelChunks(len(ends), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			start := 0
+			if i > 0 {
+				start = ends[i-1]
+			}
+			var m storedMessage
+			if err := json.Unmarshal(arena[start:ends[i]], &m); err != nil {
+				return s.damaged(fmt.Sprintf("message %d of session %s is unreadable", seqs[i], id), err)
+			}
+			out[i] = Entry{Seq: seqs[i], Message: m.Message, Tokens: m.TokenCount}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -125,9 +271,33 @@ func (s *Store) Messages(id string) ([]providers.Message, error) {
 	return out, nil
 }
 
+// parallelChunks runs fn over [0, n) split among the available CPUs when n
+// is large enough to be worth it, and returns the first error.
+func parallelChunks(n int, fn func(lo, hi int) error) error {
+	const minChunk = 512
+	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if workers <= 1 {
+		return fn(0, n)
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() { errs[w] = fn(lo, hi) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // AddUsage adds one or more model calls' accounting to the session's
 // counters and sets UpdatedAt.
 func (s *Store) AddUsage(id string, apiCalls int, u providers.Usage) error {
+	return s.AddUsageCost(id, apiCalls, u, 0)
+}
+
+// AddUsageCost is AddUsage that also adds costUSD to the session's
+// EstimatedCostUSD, in the same transaction.
+func (s *Store) AddUsageCost(id string, apiCalls int, u providers.Usage, costUSD float64) error {
 	return s.update(func(tx *bolt.Tx) error {
 		sess, err := s.getSession(tx, id, false)
 		if err != nil {
@@ -139,6 +309,7 @@ func (s *Store) AddUsage(id string, apiCalls int, u providers.Usage) error {
 		sess.CacheReadTokens += u.CacheReadTokens
 		sess.CacheWriteTokens += u.CacheWriteTokens
 		sess.ReasoningTokens += u.ReasoningTokens
+		sess.EstimatedCostUSD += costUSD
 		sess.UpdatedAt = time.Now().UTC().Round(0)
 		return s.putSession(tx, sess, false)
 	})
@@ -190,6 +361,9 @@ func lastSpace(r []rune) int {
 	}
 	return -1
 }
+
+// seqFromKey decodes a key made by seqKey.
+func seqFromKey(k []byte) uint64 { return binary.BigEndian.Uint64(k) }
 
 // seqKey encodes a message sequence number as a sortable key.
 func seqKey(seq uint64) []byte {

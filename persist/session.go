@@ -36,6 +36,10 @@ type Session struct {
 	Cwd      string `json:"cwd"`
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
+	// GitRoot and GitBranch describe the repository the session worked in
+	// (empty outside one).
+	GitRoot   string `json:"git_root,omitempty"`
+	GitBranch string `json:"git_branch,omitempty"`
 	// SystemPrompt is the prompt built once for the session: nil when never
 	// built (or cleared), a pointer to "" when built empty.
 	SystemPrompt *string `json:"system_prompt,omitempty"`
@@ -58,6 +62,9 @@ type Session struct {
 	CacheReadTokens  int `json:"cache_read_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	// EstimatedCostUSD is the running cost estimate of the session's model
+	// calls, in US dollars (0 when unknown).
+	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
 }
 
 // NewSessionID returns an id in Hermes's form YYYYMMDD_HHMMSS_<6 hex>, the
@@ -165,7 +172,8 @@ func (s *Store) RenameSession(id, title string) error {
 	return s.UpdateSession(id, func(sess *Session) { sess.Title = title })
 }
 
-// DeleteSession removes a session, its system prompt and its messages.
+// DeleteSession removes a session, its system prompt, its messages and
+// their search index entries, in one transaction.
 func (s *Store) DeleteSession(id string) error {
 	return s.update(func(tx *bolt.Tx) error {
 		sessions, prompts, messages, err := s.buckets(tx)
@@ -179,6 +187,9 @@ func (s *Store) DeleteSession(id string) error {
 			return err
 		}
 		if err := prompts.Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := s.unindexSession(tx, id, messages.Bucket([]byte(id))); err != nil {
 			return err
 		}
 		if messages.Bucket([]byte(id)) != nil {

@@ -9,12 +9,16 @@
 // shared lock, writes an exclusive one; every write is fsynced before the
 // operation returns.
 //
-// Layout (schema version 1):
+// Layout (schema version 2; migrate.go has the history and the upgrade
+// steps, which Open runs when it finds an older file):
 //
-//	meta      "schema_version" → "1"
+//	meta      "schema_version" → "2"
 //	sessions  <session id> → JSON Session, without the system prompt
 //	prompts   <session id> → system prompt text (only when state is "present")
-//	messages  <session id> → nested bucket: big-endian uint64 seq → JSON providers.Message
+//	messages  <session id> → nested bucket: big-endian uint64 seq → JSON
+//	          providers.Message, plus "token_count" when known
+//	docs      big-endian uint64 doc id → where that message is (index.go)
+//	index     token, 0x00, big-endian uint64 base → posting block (index.go)
 //
 // There is no cwd index: LatestSession and ListSessions scan the sessions
 // bucket, whose records stay small because prompts and messages live
@@ -38,8 +42,13 @@ import (
 // does not exist.
 var ErrNotFound = errors.New("session not found")
 
+// ErrNewerSchema is returned (wrapped, naming the file and both versions)
+// when state.db was written by a newer talaria with a schema this one does
+// not understand.
+var ErrNewerSchema = errors.New("state.db has a newer schema")
+
 // SchemaVersion is the layout version this package reads and writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // DefaultLockTimeout is how long an operation waits for another process to
 // release state.db before it gives up.
@@ -61,6 +70,8 @@ const (
 	bucketSessions = "sessions"
 	bucketPrompts  = "prompts"
 	bucketMessages = "messages"
+	bucketIndex    = "index"
+	bucketDocs     = "docs"
 	keyVersion     = "schema_version"
 )
 
@@ -217,8 +228,24 @@ func (s *Store) acquire(deadline time.Time) error {
 func (s *Store) release() { <-s.turn }
 
 // checkSchema validates the schema in any transaction. It reports whether
-// the store is initialised; an empty bbolt file is valid but not ready.
+// the store is ready for use at SchemaVersion; an empty bbolt file, a
+// half-initialised one and an older schema are valid but not ready (a write
+// transaction's ensureSchema completes or upgrades them).
 func (s *Store) checkSchema(tx *bolt.Tx) (bool, error) {
+	v, err := s.storedVersion(tx)
+	if err != nil || v == 0 || v < SchemaVersion {
+		return false, err
+	}
+	for _, name := range bucketsAt(SchemaVersion) {
+		if tx.Bucket([]byte(name)) == nil {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// storedVersion returns the file's schema version, 0 for an empty file.
+func (s *Store) storedVersion(tx *bolt.Tx) (int, error) {
 	meta := tx.Bucket([]byte(bucketMeta))
 	if meta == nil {
 		var names []string
@@ -227,44 +254,70 @@ func (s *Store) checkSchema(tx *bolt.Tx) (bool, error) {
 			return nil
 		})
 		if len(names) > 0 {
-			return false, s.damaged(fmt.Sprintf("not a talaria store: it has buckets %v but no meta", names), nil)
+			return 0, s.damaged(fmt.Sprintf("not a talaria store: it has buckets %v but no meta", names), nil)
 		}
-		return false, nil
+		return 0, nil
 	}
 	raw := meta.Get([]byte(keyVersion))
 	v, err := strconv.Atoi(string(raw))
 	if err != nil || v < 1 {
-		return false, s.damaged(fmt.Sprintf("bad schema version %q", raw), nil)
+		return 0, s.damaged(fmt.Sprintf("bad schema version %q", raw), nil)
 	}
 	if v > SchemaVersion {
-		return false, fmt.Errorf("%s at %s has schema version %d, newer than this talaria understands (%d): upgrade talaria",
-			filepath.Base(s.path), s.path, v, SchemaVersion)
+		return 0, &newerSchemaError{path: s.path, version: v}
 	}
-	for _, name := range []string{bucketSessions, bucketPrompts, bucketMessages} {
-		if tx.Bucket([]byte(name)) == nil {
-			return false, nil
-		}
-	}
-	return true, nil
+	return v, nil
 }
 
-// ensureSchema creates whatever part of the schema is missing, in a write
-// transaction. On a complete store it only reads.
+// newerSchemaError is ErrNewerSchema with the details.
+type newerSchemaError struct {
+	path    string
+	version int
+}
+
+// Error implements error.
+func (e *newerSchemaError) Error() string {
+	return fmt.Sprintf("%s at %s has schema version %d, newer than this talaria understands (%d): upgrade talaria",
+		filepath.Base(e.path), e.path, e.version, SchemaVersion)
+}
+
+// Unwrap makes errors.Is(err, ErrNewerSchema) hold.
+func (e *newerSchemaError) Unwrap() error { return ErrNewerSchema }
+
+// ensureSchema creates whatever part of the schema is missing, or upgrades
+// an older one, in a write transaction. On a ready store it only reads.
 func (s *Store) ensureSchema(tx *bolt.Tx) error {
 	ready, err := s.checkSchema(tx)
 	if err != nil || ready {
 		return err
 	}
+	v, err := s.storedVersion(tx)
+	if err != nil {
+		return err
+	}
+	if v > 0 && v < SchemaVersion {
+		return s.migrate(tx, v, migrations())
+	}
 	meta, err := tx.CreateBucketIfNotExists([]byte(bucketMeta))
 	if err != nil {
 		return s.damaged("cannot create the meta bucket", err)
 	}
-	if meta.Get([]byte(keyVersion)) == nil {
+	if v == 0 {
 		if err := meta.Put([]byte(keyVersion), []byte(strconv.Itoa(SchemaVersion))); err != nil {
 			return err
 		}
 	}
-	for _, name := range []string{bucketSessions, bucketPrompts, bucketMessages} {
+	if v == SchemaVersion && (tx.Bucket([]byte(bucketIndex)) == nil || tx.Bucket([]byte(bucketDocs)) == nil) {
+		// A current file that lost its index: rebuild it from the
+		// messages (buildIndex creates the index buckets).
+		for _, name := range bucketsAt(1) {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return s.damaged(fmt.Sprintf("cannot create bucket %q", name), err)
+			}
+		}
+		return s.buildIndex(tx)
+	}
+	for _, name := range bucketsAt(SchemaVersion) {
 		if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 			return s.damaged(fmt.Sprintf("cannot create bucket %q", name), err)
 		}

@@ -33,10 +33,10 @@ func TestOpenCreatesDirAndSchema(t *testing.T) {
 	defer db.Close()
 	err = db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte("meta"))
-		if meta == nil || string(meta.Get([]byte("schema_version"))) != "1" {
-			return errors.New("no schema version 1")
+		if meta == nil || string(meta.Get([]byte("schema_version"))) != fmt.Sprint(SchemaVersion) {
+			return fmt.Errorf("no schema version %d", SchemaVersion)
 		}
-		for _, b := range []string{"sessions", "prompts", "messages"} {
+		for _, b := range []string{"sessions", "prompts", "messages", "index", "docs"} {
 			if tx.Bucket([]byte(b)) == nil {
 				return fmt.Errorf("no %s bucket", b)
 			}
@@ -343,10 +343,12 @@ func TestForeignAndNewerFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("2")) })
+	_ = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), fmt.Append(nil, SchemaVersion+1))
+	})
 	_ = db.Close()
 	_, err = Open(newer, Options{})
-	if err == nil || !strings.Contains(err.Error(), "newer than this talaria understands") {
+	if err == nil || !strings.Contains(err.Error(), "newer than this talaria understands") || !errors.Is(err, ErrNewerSchema) {
 		t.Fatalf("newer schema: %v", err)
 	}
 }

@@ -160,7 +160,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, cwd, s.Record.ID, f.UI)
+	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI)
 	if err != nil {
 		return nil, err
 	}
@@ -269,47 +269,6 @@ func buildChain(primary config.Backend, cfg config.Config, getenv func(string) s
 		fallbacks = append(fallbacks, toBackend(b))
 	}
 	return providers.NewFallbackChain(toBackend(primary), fallbacks), warnings, nil
-}
-
-// openRecord creates or loads the session record and its history.
-func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
-	var rec *persist.Session
-	var err error
-	switch {
-	case f.Resume != "":
-		rec, err = s.Store.ResolveSession(f.Resume)
-		if err != nil {
-			return nil, usage("--resume %s: %v", f.Resume, err)
-		}
-	case f.Continue:
-		rec, err = s.Store.LatestSession(s.Cwd)
-		if err != nil && !errors.Is(err, persist.ErrNotFound) {
-			return nil, &UsageError{Err: err}
-		}
-	}
-	if rec == nil {
-		prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
-		rec = &persist.Session{Cwd: s.Cwd, Provider: s.Backend.Provider, Model: s.Backend.Model, SystemPrompt: &prompt, SystemPromptState: "present"}
-		if err := s.Store.CreateSession(rec); err != nil {
-			return nil, &UsageError{Err: err}
-		}
-		s.Record = rec
-		return nil, nil
-	}
-	s.Resumed = true
-	s.Record = rec
-	if rec.SystemPrompt == nil || *rec.SystemPrompt == "" {
-		prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
-		rec.SystemPrompt = &prompt
-		if err := s.Store.UpdateSession(rec.ID, func(r *persist.Session) { r.SystemPrompt = &prompt; r.SystemPromptState = "present" }); err != nil {
-			return nil, &UsageError{Err: err}
-		}
-	}
-	msgs, err := s.Store.Messages(rec.ID)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	return msgs, nil
 }
 
 func countTurns(h []providers.Message) int {

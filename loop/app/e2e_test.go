@@ -331,3 +331,53 @@ func TestDelegateTaskRunsAChildAgent(t *testing.T) {
 		t.Fatalf("the child's summary did not come back to the parent: %s", reqs[2])
 	}
 }
+
+func TestSessionsManageAndSearch(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.Text("The flux capacitor needs 1.21 gigawatts."))
+	if r := talaria(t, home, cwd, srv, "", "-p", "how much power for the flux capacitor?"); r.code != 0 {
+		t.Fatalf("turn: %d %s", r.code, r.stderr)
+	}
+	found := talaria(t, home, cwd, nil, "", "sessions", "search", "gigawatts")
+	if found.code != 0 || !strings.Contains(found.stdout, "1.21 gigawatts") {
+		t.Fatalf("search: %d %q %q", found.code, found.stdout, found.stderr)
+	}
+	id := strings.Fields(found.stdout)[0]
+	if r := talaria(t, home, cwd, nil, "", "sessions", "rename", id[:10], "time", "travel"); r.code != 0 {
+		t.Fatalf("rename: %d %s", r.code, r.stderr)
+	}
+	if ls := talaria(t, home, cwd, nil, "", "sessions"); !strings.Contains(ls.stdout, "time travel") {
+		t.Fatalf("renamed title missing: %s", ls.stdout)
+	}
+	if r := talaria(t, home, cwd, nil, "", "sessions", "rm", id); r.code != 0 {
+		t.Fatalf("rm: %d %s", r.code, r.stderr)
+	}
+	if ls := talaria(t, home, cwd, nil, "", "sessions", "--json"); strings.TrimSpace(ls.stdout) != "[]" {
+		t.Fatalf("session not deleted: %s", ls.stdout)
+	}
+}
+
+func TestResumeKeepsSystemPromptBytes(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.Text("first"), pt.Text("second"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "one"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "two"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	raw := srv.RawRequests()
+	sys := func(body string) string {
+		i := strings.Index(body, `"messages":[`)
+		j := strings.Index(body[i:], `},{`)
+		return body[i : i+j]
+	}
+	if sys(raw[0]) != sys(raw[1]) {
+		t.Fatalf("system prompt changed across a restart:\n%s\n%s", sys(raw[0]), sys(raw[1]))
+	}
+	if !strings.Contains(raw[1], `"content":"one"`) || !strings.Contains(raw[1], `"content":"first"`) {
+		t.Fatalf("-c did not continue the session: %s", raw[1])
+	}
+}

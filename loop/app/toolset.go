@@ -34,18 +34,19 @@ type toolset struct {
 // buildTools wires the built-in tools, MCP servers and approvals. The
 // delegate_task tool gets a child agent factory later (it needs the agent's
 // backends), through setDelegate.
-func buildTools(ctx context.Context, cfg config.Config, cwd, sessionID string, ui Interactive) (*toolset, error) {
+func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
 		return nil, usage("approvals: %v", err)
 	}
-	ts := &toolset{env: tools.Env{Cwd: cwd, SessionID: sessionID, Processes: tools.NewProcessManager(), Todos: tools.NewTodoList(), Ask: ui.Ask}}
+	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(), ui.Ask
+	ts := &toolset{env: env}
 	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
 		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
 	}
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
 	ts.approver = tools.NewApprover(mode, ui.Approve)
-	ts.approver.Tools, ts.approver.Cwd = ts.registry, cwd
+	ts.approver.Tools, ts.approver.Cwd = ts.registry, env.Cwd
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}

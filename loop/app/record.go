@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"talaria/persist"
+	"talaria/providers"
+	"talaria/tools"
+)
+
+// openRecord creates or loads the session record and its history: a new
+// session gets a freshly built system prompt; a resumed one has dangling
+// tool calls closed and its prompt restored (or built) by restorePrompt.
+func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
+	var rec *persist.Session
+	var err error
+	switch {
+	case f.Resume != "":
+		rec, err = s.Store.ResolveSession(f.Resume)
+		if err != nil {
+			return nil, usage("--resume %s: %v", f.Resume, err)
+		}
+	case f.Continue:
+		rec, err = s.Store.LatestSession(s.Cwd)
+		if err != nil && !errors.Is(err, persist.ErrNotFound) {
+			return nil, &UsageError{Err: err}
+		}
+	}
+	if rec == nil {
+		return nil, s.createRecord()
+	}
+	s.Resumed, s.Record = true, rec
+	if n, err := s.Store.CloseDangling(rec.ID); err != nil {
+		return nil, &UsageError{Err: err}
+	} else if n > 0 {
+		s.log(fmt.Sprintf("INFO resume closed %d dangling tool call(s) session=%s", n, rec.ID))
+	}
+	if err := s.restorePrompt(); err != nil {
+		return nil, err
+	}
+	msgs, err := s.Store.Messages(rec.ID)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return persist.RepairDangling(msgs), nil
+}
+
+func (s *Session) createRecord() error {
+	prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+	root := gitRoot(s.Cwd)
+	rec := &persist.Session{Cwd: s.Cwd, Provider: s.Backend.Provider, Model: s.Backend.Model,
+		SystemPrompt: &prompt, SystemPromptState: persist.PromptPresent, GitRoot: root}
+	if root != "" {
+		rec.GitBranch = gitBranch(root)
+	}
+	if err := s.Store.CreateSession(rec); err != nil {
+		return &UsageError{Err: err}
+	}
+	s.Record = rec
+	return nil
+}
+
+// restorePrompt replays the stored system prompt byte for byte. The four
+// stored states: present and empty are replayed as stored; missing and null
+// are built now and saved. A present prompt whose closing Model:/Provider:
+// lines name another backend than this run's is stale: only those lines
+// are rewritten, and saved, so the prefix the provider caches stays put.
+// Each outcome is logged.
+func (s *Session) restorePrompt() error {
+	p, state, err := s.Store.SystemPrompt(s.Record.ID)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	id := s.Record.ID
+	switch state {
+	case persist.PromptPresent, persist.PromptEmpty:
+		fresh := providers.RewriteRuntimeLines(*p, s.Backend.Provider, s.Backend.Model)
+		if fresh == *p {
+			s.log(fmt.Sprintf("INFO system prompt restored state=%s bytes=%d session=%s", state, len(*p), id))
+			break
+		}
+		s.log(fmt.Sprintf("INFO system prompt stale runtime lines rewritten to %s/%s session=%s", s.Backend.Provider, s.Backend.Model, id))
+		p = &fresh
+		if err := s.Store.SetSystemPrompt(id, p); err != nil {
+			return &UsageError{Err: err}
+		}
+	default: // missing, null
+		built := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		s.log(fmt.Sprintf("INFO system prompt built state=%s session=%s", state, id))
+		p = &built
+		if err := s.Store.SetSystemPrompt(id, p); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	s.Record.SystemPrompt = p
+	return nil
+}
+
+func (s *Session) log(line string) {
+	newLogger(s.Home)(line)
+}
+
+// storeSearcher adapts the store's full-text search to session_search.
+type storeSearcher struct{ st *persist.Store }
+
+// SearchSessions implements tools.SessionSearcher.
+func (a storeSearcher) SearchSessions(ctx context.Context, query string, limit int, sessionID string) ([]tools.SessionHit, error) {
+	hits, err := a.st.SearchSessions(ctx, query, limit, sessionID)
+	out := make([]tools.SessionHit, len(hits))
+	for i, h := range hits {
+		out[i] = tools.SessionHit{SessionID: h.SessionID, Title: h.Title, Role: h.Role, Snippet: strings.TrimSpace(h.Snippet), When: h.When}
+	}
+	return out, err
+}
