@@ -442,6 +442,9 @@ func (w *tuiWiring) commands() ui.Commands {
 			}
 			return out, err
 		},
+		Compress: func(ctx context.Context) error {
+			return w.agent.get().Compress(ctx, "")
+		},
 		Model: func(_ context.Context, spec string) (string, string, error) {
 			if w.cur == nil || w.cur.Store == nil {
 				return "", "", fmt.Errorf("no session to switch")

@@ -113,7 +113,9 @@ func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, 
 	a.mu.Lock()
 	a.history = out
 	a.mu.Unlock()
-	n := 0
+	a.mu.Lock()
+	n := a.turns // a manual pass belongs to the last turn shown
+	a.mu.Unlock()
 	if t != nil {
 		t.rebase(len(out))
 		n = t.n

@@ -98,3 +98,21 @@ func systemOf(t *testing.T, body string) string {
 	}
 	return body[i : i+j]
 }
+
+func TestManualCompress(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.History = longHistory(20) })
+	f.srv.Push(pt.Text("summary of everything so far"))
+	if err := f.agent.Compress(t.Context(), "the API design"); err != nil {
+		t.Fatal(err)
+	}
+	if len(ofType[*Compression](f.rec)) != 1 || len(f.agent.History()) >= 40 {
+		t.Fatalf("no compression: %d messages", len(f.agent.History()))
+	}
+	if !strings.Contains(f.srv.RawRequests()[0], "the API design") {
+		t.Fatal("focus not passed to the summarizer")
+	}
+	f.srv.Push(pt.Text("answer"))
+	if res := f.run(t, "next"); !res.Completed {
+		t.Fatalf("turn after compress: %+v", res)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -298,6 +299,23 @@ func BenchmarkSearchFilesNames20k(b *testing.B) {
 		r := tool.Run(context.Background(), env, args)
 		if r.IsError || !strings.Contains(r.Output, "of 10000") {
 			b.Fatalf("unexpected result: %.300s", r.Output)
+		}
+	}
+}
+
+// BenchmarkGrepR20k runs `grep -rE` for the same pattern over the same tree
+// as BenchmarkSearchFiles20k, as the baseline for the ratio in the notes
+// (grep does not skip the ignored directory; search_files does).
+func BenchmarkGrepR20k(b *testing.B) {
+	grep, err := exec.LookPath("grep")
+	if err != nil {
+		b.Skip("no grep")
+	}
+	dir := makeTree20k(b)
+	for b.Loop() {
+		out, err := exec.Command(grep, "-rE", `Needle[0-9]+ = `, dir).Output()
+		if err != nil || len(out) == 0 {
+			b.Fatalf("grep: %v", err)
 		}
 	}
 }

@@ -152,3 +152,15 @@ func BenchmarkViewportBaseline(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(all)), "lines")
 }
+
+// BenchmarkFirstFrame is the screen's share of the time to first frame:
+// building the model, the first size and the first View.
+func BenchmarkFirstFrame(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(Options{Agent: &fakeAgent{}, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		_ = m.View()
+		m.shutdown()
+	}
+}
