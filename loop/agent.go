@@ -77,12 +77,14 @@ type Agent struct {
 	guard  *tools.Guardrails
 	ctxs   contextState // touched only by the running turn or Compress
 
-	mu      sync.Mutex
-	cur     *turn // the running turn, nil when idle
-	steer   []string
-	queue   []string
-	turns   int
-	history []providers.Message
+	mu  sync.Mutex
+	cur *turn // the running turn, nil when idle
+	// compressing holds the session while /compress runs between turns.
+	compressing bool
+	steer       []string
+	queue       []string
+	turns       int
+	history     []providers.Message
 }
 
 // New returns an agent for one session.
@@ -142,7 +144,7 @@ func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
 func (a *Agent) begin(ctx context.Context) (*turn, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.cur != nil {
+	if a.cur != nil || a.compressing {
 		return nil, ErrBusy
 	}
 	a.turns++

@@ -144,11 +144,17 @@ func (t *turn) rebase(n int) {
 // while a turn runs.
 func (a *Agent) Compress(ctx context.Context, focus string) error {
 	a.mu.Lock()
-	busy := a.cur != nil
+	busy := a.cur != nil || a.compressing
+	a.compressing = !busy
 	a.mu.Unlock()
 	if busy {
 		return fmt.Errorf("a turn is running; /compress after it ends")
 	}
+	defer func() {
+		a.mu.Lock()
+		a.compressing = false
+		a.mu.Unlock()
+	}()
 	res, err := a.compressHistory(ctx, true, focus, nil)
 	if err == nil && res.Noop {
 		return fmt.Errorf("nothing to compress yet")
