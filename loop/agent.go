@@ -63,6 +63,9 @@ type Options struct {
 	// BeforeTurn, when set, runs in the prologue of every turn (e.g. to
 	// reconnect MCP servers that died).
 	BeforeTurn func(ctx context.Context)
+	// AfterTurn, when set, runs at the end of every turn's epilogue, as an
+	// isolated cleanup step (e.g. to save the todo list).
+	AfterTurn func(Result)
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.

@@ -22,6 +22,11 @@ type contextState struct {
 	overLimit bool
 }
 
+// snapshotter is a Store that can keep a compacted history for resume.
+type snapshotter interface {
+	SaveSnapshot(sessionID string, msgs []providers.Message) error
+}
+
 // ContextLength is the context window of the current backend.
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
@@ -113,6 +118,13 @@ func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, 
 	a.mu.Lock()
 	a.history = out
 	a.mu.Unlock()
+	// Everything before the pass was saved, so the compacted history can
+	// stand in for the stored log on resume.
+	if snap, ok := a.opts.Store.(snapshotter); ok {
+		if err := snap.SaveSnapshot(a.opts.SessionID, out); err != nil && t != nil {
+			t.addCleanup(fmt.Sprintf("saving the compaction snapshot: %v", err))
+		}
+	}
 	a.mu.Lock()
 	n := a.turns // a manual pass belongs to the last turn shown
 	a.mu.Unlock()

@@ -38,6 +38,10 @@ func (t *turn) epilogue() Result {
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
 	}
+	if t.a.opts.AfterTurn != nil {
+		t.step("after turn", func() { t.a.opts.AfterTurn(res) })
+		res.CleanupErrors = t.cleanup
+	}
 	t.step("log", func() { t.a.opts.Log(t.logLine(res)) })
 	if res.CleanupErrors == nil {
 		res.CleanupErrors = []string{}
@@ -117,11 +121,25 @@ func (t *turn) closeDangling() {
 	t.append(add...)
 }
 
+// costRecorder is a Store that also keeps an estimated cost.
+type costRecorder interface {
+	AddUsageCost(sessionID string, apiCalls int, u providers.Usage, costUSD float64) error
+}
+
 func (t *turn) saveUsage() {
-	if st := t.a.opts.Store; st != nil && t.apiCalls > 0 {
-		if err := st.AddUsage(t.a.opts.SessionID, t.apiCalls, t.usage); err != nil {
-			t.addCleanup(fmt.Sprintf("saving usage: %v", err))
-		}
+	st := t.a.opts.Store
+	if st == nil || t.apiCalls == 0 {
+		return
+	}
+	var err error
+	if cr, ok := st.(costRecorder); ok {
+		cost, _ := providers.EstimateCost(t.a.route.backend().Model, t.usage)
+		err = cr.AddUsageCost(t.a.opts.SessionID, t.apiCalls, t.usage, cost)
+	} else {
+		err = st.AddUsage(t.a.opts.SessionID, t.apiCalls, t.usage)
+	}
+	if err != nil {
+		t.addCleanup(fmt.Sprintf("saving usage: %v", err))
 	}
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"talaria/providers"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -119,6 +120,9 @@ func (m *Model) renderStatus() string {
 	left = append(left, st.StatusBar.Render(fmt.Sprintf("↑%s ↓%s", fmtTokens(u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens), fmtTokens(u.OutputTokens))))
 	if pct, ok := m.contextPercent(); ok {
 		left = append(left, st.StatusBar.Render(fmt.Sprintf("ctx %d%%", pct)))
+	}
+	if cost, ok := providers.EstimateCost(m.ses.model, u); ok && cost > 0 {
+		left = append(left, st.StatusBar.Render(fmt.Sprintf("~$%.2f", cost)))
 	}
 	var right []string
 	if !m.ui.mouse {

@@ -381,3 +381,22 @@ func TestResumeKeepsSystemPromptBytes(t *testing.T) {
 		t.Fatalf("-c did not continue the session: %s", raw[1])
 	}
 }
+
+func TestUsageAndCostSaved(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.Text("counted"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "count me"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	ls := talaria(t, home, cwd, nil, "", "sessions", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(ls.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %s", ls.stdout)
+	}
+	s := list[0]
+	// One call; the scripted server reports 10 prompt tokens; gpt-4.1 is priced.
+	if s["api_call_count"] != float64(1) || s["input_tokens"] != float64(10) || s["estimated_cost_usd"] == nil {
+		t.Fatalf("usage not saved once: %v", s)
+	}
+}
