@@ -64,8 +64,9 @@ type Options struct {
 	// reconnect MCP servers that died).
 	BeforeTurn func(ctx context.Context)
 	// AfterTurn, when set, runs at the end of every turn's epilogue, as an
-	// isolated cleanup step (e.g. to save the todo list).
-	AfterTurn func(Result)
+	// isolated cleanup step (e.g. to save the todo list); its error becomes
+	// a cleanup error.
+	AfterTurn func(Result) error
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.

@@ -39,7 +39,11 @@ func (t *turn) epilogue() Result {
 		Error:         t.lastErr,
 	}
 	if t.a.opts.AfterTurn != nil {
-		t.step("after turn", func() { t.a.opts.AfterTurn(res) })
+		t.step("after turn", func() {
+			if err := t.a.opts.AfterTurn(res); err != nil {
+				t.addCleanup(err.Error())
+			}
+		})
 		res.CleanupErrors = t.cleanup
 	}
 	t.step("log", func() { t.a.opts.Log(t.logLine(res)) })

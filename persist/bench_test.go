@@ -136,6 +136,46 @@ func BenchmarkMessages10k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
 }
 
+// BenchmarkResumeWithSnapshot resumes a 10,000-message session that has a
+// 50-message compaction snapshot and 20 messages after it: compare with
+// BenchmarkMessages10k, which loads the whole log.
+func BenchmarkResumeWithSnapshot(b *testing.B) {
+	s := tempStore(b)
+	sess := mustCreate(b, s, &Session{Cwd: "/x"})
+	const total, batch, snap, after = 10_000, 500, 50, 20
+	msgs := make([]providers.Message, batch)
+	for start := 0; start < total; start += batch {
+		for i := range msgs {
+			msgs[i] = benchMessage(start + i)
+		}
+		if err := s.AppendMessages(sess.ID, msgs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	compacted := make([]providers.Message, snap)
+	for i := range compacted {
+		compacted[i] = benchMessage(total - snap + i)
+	}
+	if err := s.SaveSnapshot(sess.ID, compacted); err != nil {
+		b.Fatal(err)
+	}
+	for i := range after {
+		if err := s.AppendMessages(sess.ID, benchMessage(total+i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		got, err := s.ResumeMessages(sess.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != snap+after {
+			b.Fatalf("resumed %d messages", len(got))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+}
+
 // BenchmarkListSessions1k lists a store of 1,000 sessions (the scan that
 // LatestSession and title resolution also do).
 func BenchmarkListSessions1k(b *testing.B) {

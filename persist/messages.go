@@ -186,9 +186,7 @@ func (s *Store) Entries(id string) ([]Entry, error) {
 // The transaction only copies the raw values; they are decoded after it,
 // in parallel for a long session.
 func (s *Store) readEntries(id string, n int) ([]Entry, error) {
-	var arena []byte
-	var ends []int
-	var seqs []uint64
+	var raw rawEntries
 	err := s.view(func(tx *bolt.Tx) error {
 		sess, err := s.getSession(tx, id, false)
 		if err != nil {
@@ -217,51 +215,72 @@ func (s *Store) readEntries(id string, n int) ([]Entry, error) {
 				k = pk
 			}
 		}
-		if k == nil {
-			return nil
-		}
 		want := sess.MessageCount
 		if n > 0 {
 			want = min(n, want)
 		}
-		ends = make([]int, 0, want)
-		seqs = make([]uint64, 0, want)
-		// Size the copy first: growing a multi-megabyte slice costs more
-		// than walking the cursor twice. Keys (ascending 8-byte seqs) and
-		// sizes (within the file) are checked on the way, so that a
-		// damaged page fails fast instead of yielding garbage.
-		size := int64(0)
-		var prev uint64
-		for k, v := c.Seek(k); k != nil; k, v = c.Next() {
-			size += int64(len(v))
-			if len(k) != docKeySize || seqFromKey(k) <= prev || size > tx.Size() {
-				return s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), nil)
-			}
-			prev = seqFromKey(k)
-		}
-		arena = make([]byte, 0, size)
-		for k, v := c.Seek(k); k != nil; k, v = c.Next() {
-			arena = append(arena, v...)
-			ends = append(ends, len(arena))
-			seqs = append(seqs, seqFromKey(k))
-		}
-		return nil
+		raw, err = s.copyEntries(tx, id, c, k, want)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Entry, len(ends))
-	err = parallelChunks(len(ends), func(lo, hi int) error {
+	return s.decodeEntries(id, &raw)
+}
+
+// rawEntries are stored messages copied out of a transaction, to be
+// decoded after it: message i is arena[ends[i-1]:ends[i]], with seq seqs[i].
+type rawEntries struct {
+	arena []byte
+	ends  []int
+	seqs  []uint64
+}
+
+// copyEntries copies the messages from key k (a key of c's bucket, or nil
+// for none) to the end of the bucket. want sizes the index slices (a hint).
+func (s *Store) copyEntries(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte, want int) (rawEntries, error) {
+	var r rawEntries
+	if k == nil {
+		return r, nil
+	}
+	r.ends = make([]int, 0, max(want, 0))
+	r.seqs = make([]uint64, 0, max(want, 0))
+	// Size the copy first: growing a multi-megabyte slice costs more than
+	// walking the cursor twice. Keys (ascending 8-byte seqs) and sizes
+	// (within the file) are checked on the way, so that a damaged page
+	// fails fast instead of yielding garbage.
+	size := int64(0)
+	var prev uint64
+	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+		size += int64(len(v))
+		if len(k) != docKeySize || seqFromKey(k) <= prev || size > tx.Size() {
+			return rawEntries{}, s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), nil)
+		}
+		prev = seqFromKey(k)
+	}
+	r.arena = make([]byte, 0, size)
+	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+		r.arena = append(r.arena, v...)
+		r.ends = append(r.ends, len(r.arena))
+		r.seqs = append(r.seqs, seqFromKey(k))
+	}
+	return r, nil
+}
+
+// decodeEntries decodes copied messages, in parallel for many.
+func (s *Store) decodeEntries(id string, r *rawEntries) ([]Entry, error) {
+	out := make([]Entry, len(r.ends))
+	err := parallelChunks(len(r.ends), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			start := 0
 			if i > 0 {
-				start = ends[i-1]
+				start = r.ends[i-1]
 			}
 			var m storedMessage
-			if err := json.Unmarshal(arena[start:ends[i]], &m); err != nil {
-				return s.damaged(fmt.Sprintf("message %d of session %s is unreadable", seqs[i], id), err)
+			if err := json.Unmarshal(r.arena[start:r.ends[i]], &m); err != nil {
+				return s.damaged(fmt.Sprintf("message %d of session %s is unreadable", r.seqs[i], id), err)
 			}
-			out[i] = Entry{Seq: seqs[i], Message: m.Message, Tokens: m.TokenCount}
+			out[i] = Entry{Seq: r.seqs[i], Message: m.Message, Tokens: m.TokenCount}
 		}
 		return nil
 	})

@@ -33,19 +33,36 @@ type migration struct {
 //	   records gained git_root, git_branch and estimated_cost_usd, and stored
 //	   messages token_count; those are JSON fields that older records simply
 //	   lack, so only the index needs building.
+//	3  compaction snapshots and todo lists (buckets snapshots and todos,
+//	   see snapshot.go and todos.go); both start empty.
 func migrations() []migration {
 	return []migration{
 		{to: 2, what: "build the full-text search index", run: (*Store).buildIndex},
+		{to: 3, what: "create the snapshot and todo buckets", run: (*Store).createV3Buckets},
 	}
 }
 
 // bucketsAt lists the top-level buckets of a schema version besides meta.
 func bucketsAt(version int) []string {
-	v1 := []string{bucketSessions, bucketPrompts, bucketMessages}
-	if version < 2 {
-		return v1
+	names := []string{bucketSessions, bucketPrompts, bucketMessages}
+	if version >= 2 {
+		names = append(names, bucketIndex, bucketDocs)
 	}
-	return append(v1, bucketIndex, bucketDocs)
+	if version >= 3 {
+		names = append(names, bucketSnaps, bucketTodos)
+	}
+	return names
+}
+
+// createV3Buckets is the step to version 3: the buckets it adds start
+// empty (no session has a snapshot or todos yet).
+func (s *Store) createV3Buckets(tx *bolt.Tx) error {
+	for _, name := range []string{bucketSnaps, bucketTodos} {
+		if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+			return s.damaged(fmt.Sprintf("cannot create bucket %q", name), err)
+		}
+	}
+	return nil
 }
 
 // migrate brings a store at version from up to SchemaVersion with steps.

@@ -309,3 +309,115 @@ func TestLostIndexIsRebuilt(t *testing.T) {
 		t.Fatalf("after rebuild: %v", got)
 	}
 }
+
+// downgradeToV2 turns a current file into the version-2 layout: no
+// snapshots or todos buckets, version "2".
+func downgradeToV2(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range []string{bucketSnaps, bucketTodos} {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket([]byte(bucketMeta)).Put([]byte(keyVersion), []byte("2"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrateFromV2: a version-2 file gains the snapshot and todo buckets
+// (empty), keeps its sessions, messages and index, and the new features
+// work on its old sessions.
+func TestMigrateFromV2(t *testing.T) {
+	s, ids := searchFixture(t)
+	id := ids["deploy"]
+	before, err := s.Messages(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	downgradeToV2(t, s.Path())
+	s2, err := Open(s.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s2.view(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket([]byte(bucketMeta)).Get([]byte(keyVersion))); v != "3" {
+			return fmt.Errorf("version after migration %q", v)
+		}
+		for _, name := range bucketsAt(3) {
+			if tx.Bucket([]byte(name)) == nil {
+				return fmt.Errorf("no %s bucket after migration", name)
+			}
+		}
+		if n := tx.Bucket([]byte(bucketSnaps)).Stats().KeyN + tx.Bucket([]byte(bucketTodos)).Stats().KeyN; n != 0 {
+			return fmt.Errorf("%d keys in the new buckets", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyIndex(t, s2)
+	if got, err := s2.Messages(id); err != nil || !reflect.DeepEqual(got, before) {
+		t.Fatalf("messages after migration: %v", err)
+	}
+	checkResume(t, s2, id, before)
+	if got, err := s2.Todos(id); err != nil || got != nil {
+		t.Fatalf("todos after migration: %s %v", got, err)
+	}
+	if err := s2.SaveSnapshot(id, compacted("v3")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.SaveTodos(id, []byte(`[1]`)); err != nil {
+		t.Fatal(err)
+	}
+	checkResume(t, s2, id, withoutFlags(compacted("v3")))
+
+	// From version 1, both steps run.
+	path, _ := v1Fixture(t)
+	s3, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s3.SaveTodos("20260101_090000_aaaaaa", []byte(`[]`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s3.ResumeMessages("20260101_090000_aaaaaa"); err != nil || len(got) != 3 {
+		t.Fatalf("resume after v1 migration: %d %v", len(got), err)
+	}
+}
+
+// TestLostSnapshotBucketIsRecreated: a current file missing a v3 bucket
+// gets it back at the next open.
+func TestLostSnapshotBucketIsRecreated(t *testing.T) {
+	s := tempStore(t)
+	id := mustCreate(t, s, &Session{}).ID
+	db, err := bolt.Open(s.Path(), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket([]byte(bucketSnaps)); err != nil {
+			return err
+		}
+		return tx.DeleteBucket([]byte(bucketIndex))
+	})
+	_ = db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(s.Path(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveSnapshot(id, nil); err != nil {
+		t.Fatal(err)
+	}
+	verifyIndex(t, s)
+}

@@ -173,7 +173,8 @@ func (s *Store) RenameSession(id, title string) error {
 }
 
 // DeleteSession removes a session, its system prompt, its messages and
-// their search index entries, in one transaction.
+// their search index entries, its compaction snapshot and its todos, in one
+// transaction.
 func (s *Store) DeleteSession(id string) error {
 	return s.update(func(tx *bolt.Tx) error {
 		sessions, prompts, messages, err := s.buckets(tx)
@@ -188,6 +189,15 @@ func (s *Store) DeleteSession(id string) error {
 		}
 		if err := prompts.Delete([]byte(id)); err != nil {
 			return err
+		}
+		for _, name := range []string{bucketSnaps, bucketTodos} {
+			b, err := s.bucket(tx, name)
+			if err != nil {
+				return err
+			}
+			if err := b.Delete([]byte(id)); err != nil {
+				return err
+			}
 		}
 		if err := s.unindexSession(tx, id, messages.Bucket([]byte(id))); err != nil {
 			return err

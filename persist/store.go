@@ -9,16 +9,19 @@
 // shared lock, writes an exclusive one; every write is fsynced before the
 // operation returns.
 //
-// Layout (schema version 2; migrate.go has the history and the upgrade
+// Layout (schema version 3; migrate.go has the history and the upgrade
 // steps, which Open runs when it finds an older file):
 //
-//	meta      "schema_version" → "2"
+//	meta      "schema_version" → "3"
 //	sessions  <session id> → JSON Session, without the system prompt
 //	prompts   <session id> → system prompt text (only when state is "present")
 //	messages  <session id> → nested bucket: big-endian uint64 seq → JSON
 //	          providers.Message, plus "token_count" when known
 //	docs      big-endian uint64 doc id → where that message is (index.go)
 //	index     token, 0x00, big-endian uint64 base → posting block (index.go)
+//	snapshots <session id> → big-endian uint64 covered seq, then a JSON
+//	          array of providers.Message: the compacted history (snapshot.go)
+//	todos     <session id> → the session's todo list, opaque JSON (todos.go)
 //
 // There is no cwd index: LatestSession and ListSessions scan the sessions
 // bucket, whose records stay small because prompts and messages live
@@ -48,7 +51,7 @@ var ErrNotFound = errors.New("session not found")
 var ErrNewerSchema = errors.New("state.db has a newer schema")
 
 // SchemaVersion is the layout version this package reads and writes.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // DefaultLockTimeout is how long an operation waits for another process to
 // release state.db before it gives up.
@@ -72,6 +75,8 @@ const (
 	bucketMessages = "messages"
 	bucketIndex    = "index"
 	bucketDocs     = "docs"
+	bucketSnaps    = "snapshots"
+	bucketTodos    = "todos"
 	keyVersion     = "schema_version"
 )
 
@@ -310,7 +315,10 @@ func (s *Store) ensureSchema(tx *bolt.Tx) error {
 	if v == SchemaVersion && (tx.Bucket([]byte(bucketIndex)) == nil || tx.Bucket([]byte(bucketDocs)) == nil) {
 		// A current file that lost its index: rebuild it from the
 		// messages (buildIndex creates the index buckets).
-		for _, name := range bucketsAt(1) {
+		for _, name := range bucketsAt(SchemaVersion) {
+			if name == bucketIndex || name == bucketDocs {
+				continue
+			}
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return s.damaged(fmt.Sprintf("cannot create bucket %q", name), err)
 			}
@@ -328,6 +336,16 @@ func (s *Store) ensureSchema(tx *bolt.Tx) error {
 // damaged builds a *DamagedError for this store.
 func (s *Store) damaged(reason string, err error) error {
 	return &DamagedError{Path: s.path, Reason: reason, Err: err}
+}
+
+// bucket returns a top-level bucket, or a damage error if it is missing
+// (checkSchema has run, so that cannot happen on a sound file).
+func (s *Store) bucket(tx *bolt.Tx, name string) (*bolt.Bucket, error) {
+	b := tx.Bucket([]byte(name))
+	if b == nil {
+		return nil, s.damaged(fmt.Sprintf("the %s bucket is missing", name), nil)
+	}
+	return b, nil
 }
 
 // isBoltCorruption reports bbolt errors that mean the file is unreadable.

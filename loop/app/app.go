@@ -160,7 +160,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI)
+	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos())
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +193,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
 		BeforeTurn:           ts.beforeTurn,
+		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)

@@ -400,3 +400,30 @@ func TestUsageAndCostSaved(t *testing.T) {
 		t.Fatalf("usage not saved once: %v", s)
 	}
 }
+
+func TestTodosKeptWithTheSession(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "todo", Args: `{"todos":[{"id":"1","content":"write the parser","status":"in_progress"}]}`}),
+		pt.Text("planned"),
+		pt.ToolCalls(pt.Call{Name: "todo", Args: `{}`}),
+		pt.Text("still planned"),
+	)
+	if r := talaria(t, home, cwd, srv, "", "-p", "plan"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "what is on the list?"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var req struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(srv.RawRequests()[3]), &req); err != nil {
+		t.Fatal(err)
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != "tool" || !strings.Contains(last.Content, "write the parser") {
+		t.Fatalf("the todo list did not survive the restart: %+v", last)
+	}
+}

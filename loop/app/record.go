@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"talaria/loop"
 	"talaria/persist"
 	"talaria/providers"
 	"talaria/tools"
@@ -42,7 +44,9 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 	if err := s.restorePrompt(); err != nil {
 		return nil, err
 	}
-	msgs, err := s.Store.Messages(rec.ID)
+	// A compacted session resumes from its snapshot plus what came after:
+	// the cost does not grow with the length of the log.
+	msgs, err := s.Store.ResumeMessages(rec.ID)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
@@ -115,4 +119,36 @@ func (a storeSearcher) SearchSessions(ctx context.Context, query string, limit i
 		out[i] = tools.SessionHit{SessionID: h.SessionID, Title: h.Title, Role: h.Role, Snippet: strings.TrimSpace(h.Snippet), When: h.When}
 	}
 	return out, err
+}
+
+// loadTodos restores the session's todo list (a damaged one is dropped with
+// a notice rather than stopping the session).
+func (s *Session) loadTodos() []tools.TodoItem {
+	raw, err := s.Store.Todos(s.Record.ID)
+	if err != nil || len(raw) == 0 {
+		if err != nil {
+			s.Notice = strings.TrimPrefix(s.Notice+"; todo list not restored: "+err.Error(), "; ")
+		}
+		return nil
+	}
+	var items []tools.TodoItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		s.Notice = strings.TrimPrefix(s.Notice+"; todo list not restored: "+err.Error(), "; ")
+		return nil
+	}
+	return items
+}
+
+// saveTodos keeps the todo list with the session at each turn's end.
+func (s *Session) saveTodos(list *tools.TodoList) func(loop.Result) error {
+	return func(loop.Result) error {
+		raw, err := json.Marshal(list.Snapshot())
+		if err == nil {
+			err = s.Store.SaveTodos(s.Record.ID, raw)
+		}
+		if err != nil {
+			return fmt.Errorf("saving the todo list: %w", err)
+		}
+		return nil
+	}
 }

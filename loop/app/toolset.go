@@ -34,12 +34,12 @@ type toolset struct {
 // buildTools wires the built-in tools, MCP servers and approvals. The
 // delegate_task tool gets a child agent factory later (it needs the agent's
 // backends), through setDelegate.
-func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive) (*toolset, error) {
+func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
 		return nil, usage("approvals: %v", err)
 	}
-	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(), ui.Ask
+	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(todos...), ui.Ask
 	ts := &toolset{env: env}
 	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
 		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
