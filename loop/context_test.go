@@ -2,9 +2,11 @@ package loop
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"talaria/persist"
 	"talaria/providers"
 	pt "talaria/providers/providertest"
 )
@@ -114,5 +116,36 @@ func TestManualCompress(t *testing.T) {
 	f.srv.Push(pt.Text("answer"))
 	if res := f.run(t, "next"); !res.Completed {
 		t.Fatalf("turn after compress: %+v", res)
+	}
+}
+
+func TestCompactionSnapshotResumes(t *testing.T) {
+	st, err := persist.Open(filepath.Join(t.TempDir(), "state.db"), persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &persist.Session{Cwd: "/x"}
+	if err := st.CreateSession(rec); err != nil {
+		t.Fatal(err)
+	}
+	hist := longHistory(20)
+	if err := st.AppendMessages(rec.ID, hist...); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *Options) { o.History = hist; o.Store = st; o.SessionID = rec.ID })
+	f.srv.Push(pt.Text("summary of the first twenty exchanges"), pt.Text("fresh answer"))
+	if err := f.agent.Compress(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, "after compression")
+	resumed, err := st.ResumeMessages(rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resumed) != len(f.agent.History()) {
+		t.Fatalf("resume gives %d messages, the agent holds %d", len(resumed), len(f.agent.History()))
+	}
+	if full, _ := st.Messages(rec.ID); len(full) != len(hist)+2 {
+		t.Fatalf("the full log must stay: %d", len(full))
 	}
 }
