@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"talaria/loop"
 	"talaria/loop/app"
@@ -439,6 +441,21 @@ func (w *tuiWiring) commands() ui.Commands {
 			out := make([]ui.SessionInfo, len(list))
 			for i, s := range list {
 				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.MessageCount}
+			}
+			return out, err
+		},
+		Search: func(ctx context.Context, query string) ([]ui.SessionInfo, error) {
+			if w.cur == nil || w.cur.Store == nil {
+				return nil, fmt.Errorf("no session store in this mode")
+			}
+			// The picker searches as you type: the last word is a prefix.
+			if r, _ := utf8.DecodeLastRuneInString(query); unicode.IsLetter(r) || unicode.IsDigit(r) {
+				query += "*"
+			}
+			hits, err := w.cur.Store.SearchSessions(ctx, query, 30, "")
+			out := make([]ui.SessionInfo, 0, len(hits))
+			for _, h := range hits {
+				out = append(out, ui.SessionInfo{ID: h.SessionID, Title: h.Title, Updated: h.When, Snippet: h.Snippet})
 			}
 			return out, err
 		},

@@ -168,6 +168,9 @@ type modalState struct {
 	typing bool   // its text input is open
 	input  editor // the deny reason or the typed answer
 	picker *picker
+	// searchSeq numbers the picker's full-text searches; only the answer
+	// to the latest one is shown.
+	searchSeq int
 
 	// Where the cursor goes inside the modal box, set when it is drawn.
 	cursorX, cursorY int
@@ -252,7 +255,7 @@ func (m *Model) dismissAll() tea.Cmd {
 	for m.dialog() != nil {
 		cmds = append(cmds, m.answer(dialogAnswer{decision: deny("")}))
 	}
-	m.modal.picker = nil
+	m.closePicker()
 	m.chromeDirty = true
 	return tea.Batch(cmds...)
 }

@@ -198,19 +198,17 @@ func (m *Model) leaveInput() tea.Cmd {
 }
 
 // modalPaste puts pasted text, on one line, into the open text input or
-// the picker's filter.
+// the picker's filter (which searches for it).
 func (m *Model) modalPaste(text string) tea.Cmd {
 	text = strings.Join(strings.Fields(text), " ")
 	switch {
 	case m.dialog() != nil && m.modal.typing:
 		m.modal.input.insert(text)
+		m.inputDirty = true
 	case m.dialog() == nil && m.modal.picker != nil:
 		m.modal.picker.filter.insert(text)
-		m.modal.picker.refilter()
-	default:
-		return nil
+		return m.pickerFiltered()
 	}
-	m.inputDirty = true
 	return nil
 }
 

@@ -183,6 +183,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleFrame()
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case searchResultMsg:
+		return m.handleSearchResult(msg)
 	case dialogMsg:
 		return m.handleDialog(msg)
 	case dialogSettledMsg:

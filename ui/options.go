@@ -116,6 +116,19 @@ type Commands struct {
 	// /sessions and /resume open. Without Resume, /sessions prints the list
 	// instead.
 	Sessions func(ctx context.Context) ([]SessionInfo, error)
+	// Search finds the sessions whose messages contain query, for the
+	// picker. Each time its filter changes to at least two characters,
+	// the picker calls Search with the filter as typed, trimmed (how it
+	// matches, case and words, is up to the callback), and lists the
+	// listed sessions whose title or id contains the filter first, then
+	// the sessions Search returns that are not among them: the first
+	// entry per session, in the order given, each with its
+	// [SessionInfo].Snippet under its row. For a session the Sessions
+	// listing has, the hit needs only ID and Snippet; another needs its
+	// other fields too. ctx ends when the filter changes again or the
+	// picker closes, and that call's result is ignored; an error shows as
+	// a note in the picker. Nil: the picker filters by title and id only.
+	Search func(ctx context.Context, query string) ([]SessionInfo, error)
 	// Model switches the model; spec is "[provider/]name" (/model).
 	Model func(ctx context.Context, spec string) (provider, model string, err error)
 	// Compress compresses the context now (/compress). Progress arrives as
@@ -143,4 +156,7 @@ type SessionInfo struct {
 	Cwd      string
 	Updated  time.Time
 	Messages int
+	// Snippet is the text around a match, from [Commands].Search: one
+	// line is shown under the row. Empty in a plain listing.
+	Snippet string
 }

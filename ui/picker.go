@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -16,15 +17,21 @@ const pickerMaxRows = 10
 const pickerPrompt = "Filter: "
 
 // picker is the session picker of /sessions and /resume: the sessions,
-// those matching the filter, the highlighted one and the scroll position.
+// those matching the filter, the sessions found by a full-text search,
+// the highlighted one and the scroll position.
 type picker struct {
 	all     []SessionInfo
-	matches []int // indices into all, in order
-	sel     int   // index into matches
-	top     int   // first visible row
+	matches []int         // indices into all, in order
+	hits    []SessionInfo // full-text hits not in matches, with snippets
+	sel     int           // index into the rows: matches, then hits
+	top     int           // first visible row
 	filter  editor
 	current string    // the session on screen, marked in the list
 	now     time.Time // when the list came, for the "3h ago" column
+
+	searching bool               // a full-text search is on its way
+	stop      context.CancelFunc // cancels it; nil when none
+	note      string             // why the last search failed
 }
 
 // newPicker lists the sessions, every one matching.
@@ -36,7 +43,8 @@ func newPicker(list []SessionInfo, current string, width int, now time.Time) *pi
 }
 
 // refilter keeps the sessions whose title or id contains the filter,
-// ignoring case, and highlights the first.
+// ignoring case, drops the full-text hits of the last filter and
+// highlights the first row.
 func (p *picker) refilter() {
 	q := strings.ToLower(strings.TrimSpace(p.filter.value()))
 	p.matches = p.matches[:0]
@@ -45,36 +53,70 @@ func (p *picker) refilter() {
 			p.matches = append(p.matches, i)
 		}
 	}
+	p.hits, p.note = nil, ""
 	p.sel, p.top = 0, 0
 }
 
-// move moves the highlight by d rows, clamped, and scrolls rows rows.
-func (p *picker) move(d, rows int) {
-	if len(p.matches) == 0 {
-		return
+// count is the number of rows: the matches, then the hits.
+func (p *picker) count() int { return len(p.matches) + len(p.hits) }
+
+// row returns row i.
+func (p *picker) row(i int) SessionInfo {
+	if i < len(p.matches) {
+		return p.all[p.matches[i]]
 	}
-	p.sel = max(0, min(len(p.matches)-1, p.sel+d))
-	p.scroll(rows)
+	return p.hits[i-len(p.matches)]
 }
 
-// scroll keeps the highlight within the rows visible rows.
-func (p *picker) scroll(rows int) {
-	rows = max(1, rows)
+// height is how many lines row i takes: two with a snippet.
+func (p *picker) height(i int) int {
+	if p.row(i).Snippet != "" {
+		return 2
+	}
+	return 1
+}
+
+// fits reports whether rows a up to b take at most room lines.
+func (p *picker) fits(a, b, room int) bool {
+	for i := a; i < b && room >= 0; i++ {
+		room -= p.height(i)
+	}
+	return room >= 0
+}
+
+// move moves the highlight by d rows, clamped, and scrolls within room
+// lines.
+func (p *picker) move(d, room int) {
+	if p.count() == 0 {
+		return
+	}
+	p.sel = max(0, min(p.count()-1, p.sel+d))
+	p.scroll(room)
+}
+
+// scroll keeps the highlight within the room visible lines, and no room
+// unused below the last row.
+func (p *picker) scroll(room int) {
+	room, n := max(1, room), p.count()
+	p.sel = max(0, min(p.sel, n-1))
 	if p.sel < p.top {
 		p.top = p.sel
 	}
-	if p.sel >= p.top+rows {
-		p.top = p.sel - rows + 1
+	for p.top < p.sel && !p.fits(p.top, p.sel+1, room) {
+		p.top++
 	}
-	p.top = max(0, min(p.top, len(p.matches)-rows))
+	for p.top > 0 && p.fits(p.top-1, n, room) {
+		p.top--
+	}
+	p.top = max(0, min(p.top, n-1))
 }
 
 // selected returns the highlighted session.
 func (p *picker) selected() (SessionInfo, bool) {
-	if len(p.matches) == 0 {
+	if p.count() == 0 {
 		return SessionInfo{}, false
 	}
-	return p.all[p.matches[p.sel]], true
+	return p.row(p.sel), true
 }
 
 // openPicker shows the session list, or says there is none.
@@ -84,6 +126,7 @@ func (m *Model) openPicker(list []SessionInfo) tea.Cmd {
 		return nil
 	}
 	m.modal.picker = newPicker(list, m.ses.id, m.pickerFilterWidth(), m.clock())
+	m.modal.searchSeq++ // an answer meant for a picker since closed is stale
 	m.chromeDirty = true
 	return nil
 }
@@ -91,8 +134,9 @@ func (m *Model) openPicker(list []SessionInfo) tea.Cmd {
 // pickerFilterWidth is the width of the filter input.
 func (m *Model) pickerFilterWidth() int { return max(4, m.innerWidth()-len(pickerPrompt)) }
 
-// pickerRows is how many sessions fit: at most pickerMaxRows, leaving
-// the status line, the border, title, filter and footer lines.
+// pickerRows is how many lines the sessions may take: at most
+// pickerMaxRows, leaving the status line, the border, title, filter and
+// footer lines. A session with a snippet takes two.
 func (m *Model) pickerRows() int { return max(1, min(pickerMaxRows, m.high-1-5)) }
 
 // pickerKey handles a key in the picker: moving, resuming, closing; the
@@ -102,7 +146,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.chromeDirty = true
 	switch msg.String() {
 	case "esc":
-		m.modal.picker = nil
+		m.closePicker()
 	case "enter":
 		return m.resumePicked()
 	case "up", "ctrl+p":
@@ -118,7 +162,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		before := p.filter.value()
 		p.filter.update(msg)
 		if p.filter.value() != before {
-			p.refilter()
+			return m.pickerFiltered()
 		}
 	}
 	return nil
@@ -133,38 +177,73 @@ func (m *Model) resumePicked() tea.Cmd {
 	case !ok:
 		return nil
 	case cb == nil:
-		m.modal.picker = nil
+		m.closePicker()
 		m.notice(noticeMuted, "/resume is not available yet")
 		return nil
 	case m.turn.busy:
 		return m.setHint("resuming waits for the turn to end · esc closes the list", 3*time.Second)
 	}
-	m.modal.picker = nil
+	m.closePicker()
 	ctx, id := m.ctx, s.ID
 	return func() tea.Msg { s, err := cb(ctx, id); return sessionResult(s, err) }
 }
 
 // pickerParts lays out the picker: title with counts, filter, the visible
-// sessions and the key hints.
+// sessions, a failed search's note and the key hints.
 func (m *Model) pickerParts() []boxPart {
-	p, st, w := m.modal.picker, m.look.st, m.innerWidth()
-	p.scroll(m.pickerRows())
-	title := st.Accent.Render("Resume a session") + st.Muted.Render(fmt.Sprintf(" · %d of %d", len(p.matches), len(p.all)))
+	p, st, w, room := m.modal.picker, m.look.st, m.innerWidth(), m.pickerRows()
+	p.scroll(room)
+	title := st.Accent.Render("Resume a session") + st.Muted.Render(pickerCounts(p))
+	hint := "type part of a title or an id"
+	if m.opts.Commands.Search != nil {
+		hint = "type part of a title, an id or a message"
+	}
 	parts := []boxPart{
 		{lines: []string{ansi.Truncate(title, w, "…")}},
-		m.inputPart(p.filter, pickerPrompt, "type part of a title or an id"),
+		m.inputPart(p.filter, pickerPrompt, hint),
 	}
 	var rows []string
-	for i := p.top; i < len(p.matches) && i < p.top+m.pickerRows(); i++ {
-		rows = append(rows, m.sessionRow(p.all[p.matches[i]], i == p.sel, w))
+	for i := p.top; i < p.count() && (i == p.top || len(rows)+p.height(i) <= room); i++ {
+		rows = append(rows, m.sessionLines(p.row(i), i == p.sel, w)...)
 	}
 	if len(rows) == 0 {
 		rows = []string{st.Muted.Render(ansi.Truncate("  no session matches", w, "…"))}
 	}
-	return append(parts, boxPart{lines: rows, rank: 3, keep: 1}, m.footer("↑↓ move · pgup/pgdn page · enter resume · esc close"))
+	parts = append(parts, boxPart{lines: rows, rank: 3, keep: 1})
+	if p.note != "" {
+		parts = append(parts, boxPart{lines: []string{st.Faint.Render(ansi.Truncate("  "+p.note, w, "…"))}, rank: 1})
+	}
+	return append(parts, m.footer("↑↓ move · pgup/pgdn page · enter resume · esc close"))
 }
 
-// sessionRow draws one session: short id, title, how long ago it was
+// pickerCounts says how many sessions match of how many, how many more
+// the full-text search found, and whether it is still searching.
+func pickerCounts(p *picker) string {
+	s := fmt.Sprintf(" · %d of %d", len(p.matches), len(p.all))
+	if len(p.hits) > 0 {
+		s += fmt.Sprintf(" · %d more in messages", len(p.hits))
+	}
+	if p.searching {
+		s += " · searching…"
+	}
+	return s
+}
+
+// sessionLines draws one session: its row, and under it the snippet of
+// a full-text hit, faint unless highlighted.
+func (m *Model) sessionLines(s SessionInfo, selected bool, w int) []string {
+	row := m.sessionRow(s, selected, w)
+	if s.Snippet == "" {
+		return []string{row}
+	}
+	snip := ansi.Truncate(strings.Repeat(" ", 12)+oneLine(s.Snippet), w, "…")
+	if selected {
+		return []string{row, m.look.st.PopupSelected.Render(padRight(snip, w))}
+	}
+	return []string{row, m.look.st.Faint.Render(snip)}
+}
+
+// sessionRow draws a session's row: short id, title, how long ago it was
 // updated and its message count; narrow screens drop the age, then the
 // count.
 func (m *Model) sessionRow(s SessionInfo, selected bool, w int) string {
