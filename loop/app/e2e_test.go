@@ -427,3 +427,31 @@ func TestTodosKeptWithTheSession(t *testing.T) {
 		t.Fatalf("the todo list did not survive the restart: %+v", last)
 	}
 }
+
+// TestKill9MidTurnLosesNoUserInput kills the process while its model call
+// hangs, then continues the session: the user message was saved before the
+// call and the resumed session replays it.
+func TestKill9MidTurnLosesNoUserInput(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.Push(pt.Reply{Chunks: pt.TextChunks("never", "stop"), Hold: hold})
+	cmd := exec.Command(binary, "-p", "remember the blue whale")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.Started()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	srv.Push(pt.Text("resumed fine"))
+	r := talaria(t, home, cwd, srv, "", "-c", "-p", "what did I ask?")
+	if r.code != 0 {
+		t.Fatalf("resume after kill -9: exit %d: %s", r.code, r.stderr)
+	}
+	if raw := srv.RawRequests()[1]; !strings.Contains(raw, "remember the blue whale") {
+		t.Fatalf("the killed turn's user message was lost: %s", raw)
+	}
+}
