@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -336,6 +337,13 @@ func tui(o *options, stderr io.Writer) int {
 		return app.ExitUsage
 	}
 	defer func() {
+		// Quitting interrupts a running turn; let its epilogue save the
+		// step in flight before the session closes (a bounded wait).
+		if a := w.agent.get(); a != nil {
+			for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 		if w.cur != nil {
 			w.cur.Close()
 		}

@@ -139,8 +139,10 @@ func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
 	}
 	res := t.run(input)
 	// The agent is idle before turn.finished goes out, so a consumer may
-	// start the next turn as soon as it sees the event.
-	a.finish(t)
+	// start the next turn as soon as it sees the event; a steer that came
+	// too late for this turn is taken in the same step, so none slips
+	// between the turn and the next.
+	res.PendingSteer = a.finish(t)
 	t.emit(finished(res))
 	return res, nil
 }
@@ -157,11 +159,14 @@ func (a *Agent) begin(ctx context.Context) (*turn, error) {
 	return t, nil
 }
 
-func (a *Agent) finish(t *turn) {
+func (a *Agent) finish(t *turn) (pendingSteer string) {
 	t.cancel()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cur = nil
+	pendingSteer = strings.Join(a.steer, "\n")
+	a.steer = nil
+	return pendingSteer
 }
 
 // Interrupt stops the running turn as soon as possible: the request in

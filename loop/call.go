@@ -31,10 +31,33 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	pol := t.a.opts.Retry
 	retries := 0
 	var once attemptState
+	var last providers.Classified // the latest error's class
 	for attempt := 1; ; attempt++ {
 		tr, key, err := t.a.route.transport()
 		if err != nil {
-			return nil, &callError{class: providers.Classified{Reason: providers.ReasonAuth, Message: err.Error()}, attempts: attempt, err: err}
+			// Every key of this backend is resting or dead: fall back, or
+			// wait for the first key to come back, or give up with the
+			// reason that put the keys to rest.
+			reason := last.Reason
+			if reason == "" {
+				reason = "credentials_exhausted"
+			}
+			if t.fallback(&req, reason) {
+				retries = 0
+				continue
+			}
+			if wait, ok := t.keyReset(pol, retries); ok {
+				retries++
+				t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: wait.Milliseconds(), Reason: reason, Status: last.Status, Message: err.Error()})
+				if !providers.Sleep(t.ctx, wait) {
+					return nil, t.ctx.Err()
+				}
+				continue
+			}
+			if last.Reason == "" {
+				last = providers.Classified{Reason: providers.ReasonAuth, Message: err.Error()}
+			}
+			return nil, &callError{class: last, attempts: attempt, err: err}
 		}
 		resp, err := t.stream(tr, req)
 		if err == nil {
@@ -45,6 +68,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		}
 		t.lastErr = err
 		class := t.classify(err, req)
+		last = class
 		final := &callError{class: class, attempts: attempt, err: err}
 		if resp != nil && resp.Content != "" && midStream(err) {
 			return resp, final // text already reached the user: keep it
@@ -60,7 +84,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			ae = *p
 		}
 		delay, honoured, tooLong := providers.RetryDelay(class, retries+1, ae.Headers, ae.Body, pol, t.a.jitter.Float(), t.a.opts.Now())
-		if class.ShouldRotateCredential && t.rotate(key, class, honoured, delay) {
+		if class.ShouldRotateCredential && t.a.route.chain.Pool().Len() > 1 && t.rotate(key, class, honoured, delay) {
 			continue
 		}
 		if (providers.ShouldFallbackNow(class, retries, false) || (tooLong && class.ShouldFallback)) && t.fallback(&req, class.Reason) {
@@ -83,6 +107,23 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return nil, t.ctx.Err()
 		}
 	}
+}
+
+// keyReset is how long until a resting key of the current backend comes
+// back, when that wait fits the retry policy.
+func (t *turn) keyReset(pol providers.RetryPolicy, retries int) (time.Duration, bool) {
+	at, ok := t.a.route.chain.Pool().NextReset()
+	if !ok || retries >= pol.MaxRetries {
+		return 0, false
+	}
+	wait := at.Sub(t.a.opts.Now())
+	if wait < 0 {
+		wait = 0
+	}
+	if pol.RetryAfterCap > 0 && wait > pol.RetryAfterCap {
+		return 0, false
+	}
+	return wait, true
 }
 
 // classify sorts an error with what the turn knows about the request.
@@ -122,8 +163,11 @@ func (t *turn) fallback(req *providers.Request, reason string) bool {
 		return false
 	}
 	t.sysPrompt = providers.RewriteRuntimeLines(t.sysPrompt, to.Provider, to.Model)
+	if to.MaxTokens > 0 {
+		t.maxTokens = to.MaxTokens
+	}
 	if req != nil {
-		req.Model = to.Model
+		req.Model, req.MaxTokens = to.Model, t.maxTokens
 		if len(req.Messages) > 0 && req.Messages[0].Role == providers.RoleSystem {
 			req.Messages[0].Content = t.sysPrompt
 		}

@@ -92,3 +92,42 @@ func TestSteerDuringToolsDeliveredNextCall(t *testing.T) {
 		t.Fatal("steer sent during tools did not reach the next call")
 	}
 }
+
+func TestInterruptDuringNudgeStillClosesTheSession(t *testing.T) {
+	f := newFixture(t, nil)
+	inner := f.agent.opts.Sink
+	n := 0
+	f.agent.opts.Sink = func(e Event) {
+		inner(e)
+		if _, ok := e.(*IterationStarted); ok {
+			if n++; n == 3 { // the call after the post-tool nudge
+				f.agent.Interrupt()
+			}
+		}
+	}
+	f.srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"q"}`}), emptyReply(), pt.Text("unused"))
+	res := f.run(t, "go")
+	if !IsInterrupted(res.ExitReason) {
+		t.Fatalf("result: %+v", res)
+	}
+	h := f.agent.History()
+	if last := h[len(h)-1]; last.Role != providers.RoleAssistant || last.Content == postToolNudge {
+		t.Fatalf("session ends on %s %q", last.Role, last.Content)
+	}
+}
+
+func TestLateSteerComesBackAsPending(t *testing.T) {
+	f := newFixture(t, func(o *Options) {})
+	f.agent.opts.AfterTurn = func(Result) error {
+		f.agent.Steer("arrived during the epilogue")
+		return nil
+	}
+	f.srv.Push(pt.Text("done"))
+	res := f.run(t, "go")
+	if res.PendingSteer != "arrived during the epilogue" {
+		t.Fatalf("late steer lost: %+v", res)
+	}
+	if f.agent.takeSteer() != "" {
+		t.Fatal("the late steer also stayed queued for the next turn")
+	}
+}

@@ -121,7 +121,7 @@ func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, 
 	// Everything before the pass was saved, so the compacted history can
 	// stand in for the stored log on resume.
 	if snap, ok := a.opts.Store.(snapshotter); ok {
-		if err := snap.SaveSnapshot(a.opts.SessionID, out); err != nil && t != nil {
+		if err := snap.SaveSnapshot(a.opts.SessionID, withoutScaffolding(out)); err != nil && t != nil {
 			t.addCleanup(fmt.Sprintf("saving the compaction snapshot: %v", err))
 		}
 	}
@@ -174,7 +174,14 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 	return err
 }
 
-// ContextPercent is the share of the context window the last request used.
-func (a *Agent) ContextPercent() float64 {
-	return compress.Percent(a.ctxs.lastEst, a.contextLength())
+// withoutScaffolding drops this turn's scaffolding (continuation pieces,
+// nudges), which must never be saved.
+func withoutScaffolding(msgs []providers.Message) []providers.Message {
+	out := make([]providers.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if !m.Flag(flagScaffold) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

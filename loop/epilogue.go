@@ -20,8 +20,8 @@ func (t *turn) epilogue() Result {
 		t.endRole = string(m.Role)
 	}
 	t.step("budget summary", t.budgetSummary)
-	t.step("close dangling tool calls", t.closeDangling)
 	t.step("drop scaffolding", t.dropScaffolding)
+	t.step("close dangling tool calls", t.closeDangling)
 	t.step("persist", t.flush)
 	t.step("usage", t.saveUsage)
 	if t.exit == "" {
@@ -33,7 +33,6 @@ func (t *turn) epilogue() Result {
 		FinalResponse: t.final,
 		APICalls:      t.apiCalls,
 		Usage:         t.usage,
-		PendingSteer:  t.a.takeSteer(),
 		CleanupErrors: t.cleanup,
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
@@ -69,12 +68,17 @@ func (t *turn) budgetSummary() {
 	if t.exit != ExitBudgetExhausted && !strings.HasPrefix(t.exit, "max_iterations_reached") {
 		return
 	}
+	if t.stopped() {
+		t.exit = ExitInterruptedByUser
+		return
+	}
 	t.append(providers.Message{Role: providers.RoleUser, Content: summaryRequest})
 	for try := 0; try < 2; try++ {
+		resp, err := t.call(t.request(false))
 		if t.stopped() {
+			t.exit = ExitInterruptedDuringAPI
 			return
 		}
-		resp, err := t.call(t.request(false))
 		if err != nil {
 			t.final = fmt.Sprintf("I reached the maximum iterations (%d) but couldn't summarize. Error: %s", t.a.opts.MaxIterations, firstLine(err.Error()))
 			return

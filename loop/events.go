@@ -105,7 +105,7 @@ type ReasoningDelta struct {
 type ToolCallInfo struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
-	Arguments string `json:"arguments,omitempty"`
+	Arguments string `json:"arguments"`
 }
 
 // MessageCompleted is emitted when a model response is complete.

@@ -19,7 +19,13 @@ const SteerPromptNote = "Tool results may end with text between " + SteerOpen + 
 // deliverSteer injects pending steer text into the last message when it is
 // a tool result; otherwise the text stays queued for a later call.
 func (t *turn) deliverSteer() {
-	if last := t.last(); last == nil || last.Role != providers.RoleTool {
+	// Only a tool result not yet saved may carry it: the saved session must
+	// show what the model saw.
+	t.a.mu.Lock()
+	n := len(t.a.history)
+	ok := n > 0 && n-1 >= t.saved && t.a.history[n-1].Role == providers.RoleTool
+	t.a.mu.Unlock()
+	if !ok {
 		return
 	}
 	text := t.a.takeSteer()

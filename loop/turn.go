@@ -127,7 +127,9 @@ func (t *turn) prologue(input string) {
 
 func (t *turn) loop() {
 	max := t.a.opts.MaxIterations
-	for t.apiCalls < max && t.budget.Remaining() > 0 {
+	// The budget bounds the loop: a refunded iteration (a restart) gives a
+	// call back, as Hermes's api_call_count − 1 does.
+	for t.budget.Remaining() > 0 {
 		if t.stopped() {
 			t.exit = ExitInterruptedByUser
 			return
@@ -154,12 +156,15 @@ func (t *turn) loop() {
 			return
 		}
 	}
-	if t.exit == "" {
-		if t.apiCalls >= max && t.budget.Remaining() > 0 {
-			t.exit = ExitMaxIterations(t.apiCalls, max)
-		} else {
-			t.exit = ExitBudgetExhausted
-		}
+	switch {
+	case t.exit != "":
+	case t.stopped():
+		t.exit = ExitInterruptedByUser
+	case t.apiCalls > max:
+		// Refunds let more calls run than max_iterations; say how many.
+		t.exit = ExitMaxIterations(t.apiCalls, max)
+	default:
+		t.exit = ExitBudgetExhausted
 	}
 }
 

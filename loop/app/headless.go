@@ -44,7 +44,7 @@ type HeadlessOptions struct {
 // returns the process exit code.
 func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	if o.Signals {
-		stop := handleSignals(s.Agent)
+		stop := handleSignals(s.Agent, s.Close)
 		defer stop()
 	}
 	if o.StdinCommands && o.Stdin != nil {
@@ -85,8 +85,9 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 }
 
 // handleSignals interrupts the turn on the first SIGINT/SIGTERM and exits
-// with 130 on the second.
-func handleSignals(a *loop.Agent) (stop func()) {
+// with 130 on the second, after cleanup (which ends background processes:
+// they run in their own process groups and would not see the signal).
+func handleSignals(a *loop.Agent, cleanup func()) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -99,6 +100,7 @@ func handleSignals(a *loop.Agent) (stop func()) {
 			case <-ch:
 				n++
 				if n > 1 {
+					cleanup()
 					os.Exit(ExitInterrupted)
 				}
 				a.Interrupt()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -121,7 +122,7 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		if parent.Chain != nil {
 			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
 		}
-		opts.SystemPrompt = parent.SystemPrompt + "\n\nYou are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
+		opts.SystemPrompt = subagentPrompt(parent.SystemPrompt)
 		input := task.Goal
 		if task.Context != "" {
 			input += "\n\nContext from the parent agent:\n" + task.Context
@@ -132,4 +133,17 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		}
 		return tools.DelegateResult{Goal: task.Goal, Summary: res.FinalResponse, Err: err}
 	}
+}
+
+// subagentNote tells a child agent what it is for.
+const subagentNote = "You are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
+
+// subagentPrompt puts the subagent note before the closing Model:/Provider:
+// lines, so those stay last and a fallback can still rewrite them.
+func subagentPrompt(parent string) string {
+	i := strings.LastIndex(parent, "\nModel: ")
+	if i < 0 {
+		return parent + "\n\n" + subagentNote
+	}
+	return parent[:i] + "\n\n" + subagentNote + parent[i:]
 }
