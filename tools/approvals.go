@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -54,8 +53,13 @@ type ApprovalRequest struct {
 	Summary string
 	// Destructive marks a command that matched the destructive-command
 	// heuristic; a session-wide approval is not offered for it (a Scope
-	// of session is taken as once).
+	// of session is taken as once). NoSessionScope is always set with it.
 	Destructive bool
+	// NoSessionScope says that the call cannot be allowed for the session:
+	// the UI must not offer "allow for this session", and a Scope of
+	// session is taken as once. It is set for destructive commands and
+	// for file edits that reach outside the working directory.
+	NoSessionScope bool
 	// Args is the raw JSON arguments of the call.
 	Args string
 }
@@ -64,8 +68,11 @@ type ApprovalRequest struct {
 type ApprovalDecision struct {
 	// Allow runs the call; false denies it.
 	Allow bool
-	// Scope is ScopeOnce or ScopeSession (allow this tool, or this exact
-	// command for terminal, for the rest of the session).
+	// Scope is ScopeOnce or ScopeSession: for the rest of the session,
+	// allow this exact command (terminal), edits by this tool of files
+	// inside the working directory (write_file, patch), or this tool
+	// (the others). It is taken as once when the request has
+	// NoSessionScope.
 	Scope string
 	// Reason is the user's explanation of a denial; the model reads it.
 	Reason string
@@ -83,12 +90,16 @@ type Approver struct {
 	// to allow them.
 	Prompt func(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
 	// Tools, when set, is consulted for tools not known here: a tool with
-	// a ReadOnly() bool method returning true (read-only MCP tools) runs
-	// without approval. Tools not in the registry are let through: the
-	// call fails anyway.
+	// a ReadOnly() bool method returning true (an MCP tool its server
+	// marks read-only) runs without approval in the auto-edit and yolo
+	// modes, but is asked for like any other tool in the ask mode, since
+	// the mark is only the server's claim. Tools not in the registry are
+	// let through: the call fails anyway.
 	Tools *Registry
-	// Cwd, when set, limits auto-edit to files below it: edits elsewhere
-	// are asked for.
+	// Cwd is the working directory (empty: the process working
+	// directory). Auto-edit and session-wide approvals cover only edits of
+	// files that lie below it once symlinks are resolved; edits elsewhere
+	// are asked for every time.
 	Cwd string
 
 	mu       sync.Mutex
@@ -120,8 +131,9 @@ func (a *Approver) SetMode(m ApprovalMode) {
 	a.mode = m
 }
 
-// SessionAllowed lists the session allow-list: tool names, and
-// "terminal: COMMAND" for commands allowed exactly.
+// SessionAllowed lists the session allow-list: tool names,
+// "write_file:cwd" and "patch:cwd" for edits inside the working directory,
+// and "terminal: COMMAND" for commands allowed exactly.
 func (a *Approver) SessionAllowed() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -138,8 +150,11 @@ type approvalClass int
 
 const (
 	classReadOnly approvalClass = iota
-	classEdit                   // file edits: auto-edit allows them
+	classEdit                   // file edits inside cwd: auto-edit allows them
 	classExec                   // commands and other side effects
+	// classClaimedReadOnly is a registry tool (MCP) that says it is
+	// read-only: allowed without asking except in the ask mode.
+	classClaimedReadOnly
 )
 
 // Check decides whether the call of toolName with the raw JSON args may
@@ -156,14 +171,19 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		return true, Result{}
 	case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
 		return true, Result{}
+	case class == classClaimedReadOnly && mode != ApprovalAsk:
+		return true, Result{}
 	}
-	if !req.Destructive && a.isAllowed(key) {
+	if !req.NoSessionScope && a.isAllowed(key) {
 		return true, Result{}
 	}
 	if a.Prompt == nil {
-		how := "rerun with --yolo or set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits)"
-		if class == classEdit {
+		how := "rerun with --yolo or set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory)"
+		switch class {
+		case classEdit:
 			how = "rerun with --yolo, or set `approvals: auto-edit` (file edits inside the working directory) or `approvals: yolo` (everything) in config.yaml"
+		case classClaimedReadOnly:
+			how = "rerun with --yolo, or set `approvals: auto-edit` (which also allows tools their MCP server marks read-only) or `approvals: yolo` (everything) in config.yaml"
 		}
 		return false, Errorf("%s was not run: it needs the user's approval (%s) and no user is available to approve it (headless run, approvals: %s). "+
 			"To allow it, %s. Meanwhile, continue with read-only tools or explain what you would do.", toolName, req.Summary, mode, how)
@@ -172,7 +192,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	defer a.promptMu.Unlock()
 	// Another call may have been allowed for the session while this one
 	// waited for its turn.
-	if !req.Destructive && a.isAllowed(key) {
+	if !req.NoSessionScope && a.isAllowed(key) {
 		return true, Result{}
 	}
 	if ctx.Err() != nil {
@@ -193,7 +213,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		msg += " Do not retry the same call; change your approach, or use clarify to ask what they want."
 		return false, Result{Output: msg, IsError: true}
 	}
-	if d.Scope == ScopeSession && !req.Destructive {
+	if d.Scope == ScopeSession && !req.NoSessionScope {
 		a.mu.Lock()
 		a.allowed[key] = true
 		a.mu.Unlock()
@@ -209,6 +229,8 @@ func (a *Approver) isAllowed(key string) bool {
 }
 
 // classify builds the request for a call, its class and its allow-list key.
+// Edits are keyed by tool and "cwd"; an edit reaching outside the working
+// directory is classExec with NoSessionScope set.
 func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalClass, string) {
 	req := ApprovalRequest{Tool: toolName, Args: args, Summary: "call " + toolName}
 	var m map[string]any
@@ -224,7 +246,7 @@ func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalCla
 			req.Summary = "Run in the background: " + clip(cmd, 300)
 		}
 		if ok, why := IsDestructiveCommand(cmd); ok {
-			req.Destructive = true
+			req.Destructive, req.NoSessionScope = true, true
 			req.Summary += " [destructive: " + why + "]"
 		}
 		return req, classExec, "terminal: " + cmd
@@ -237,14 +259,14 @@ func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalCla
 	case "write_file":
 		p := str("path")
 		req.Summary = "Write: " + p
-		return req, a.editClass([]string{p}), toolName
+		return a.editRequest(req, []string{p})
 	case "patch":
 		paths := []string{str("path")}
-		if str("mode") == "patch" || (str("mode") == "" && str("patch") != "" && m["old_string"] == nil) {
+		if patchIsV4A(args) {
 			paths = v4aPaths(str("patch"))
 		}
 		req.Summary = "Edit: " + strings.Join(paths, ", ")
-		return req, a.editClass(paths), toolName
+		return a.editRequest(req, paths)
 	}
 	if a.Tools != nil {
 		t, ok := a.Tools.Get(toolName)
@@ -252,7 +274,7 @@ func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalCla
 			return req, classReadOnly, toolName
 		}
 		if ro, ok := t.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-			return req, classReadOnly, toolName
+			return req, classClaimedReadOnly, toolName
 		}
 	}
 	if len(args) > 2 {
@@ -261,19 +283,18 @@ func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalCla
 	return req, classExec, toolName
 }
 
-// editClass is classEdit when every path lies below a.Cwd (or a.Cwd is
-// not set), else classExec, so that auto-edit asks before edits elsewhere.
-func (a *Approver) editClass(paths []string) approvalClass {
-	if a.Cwd == "" {
-		return classEdit
-	}
+// editRequest classifies an edit of paths: classEdit with the key
+// "TOOL:cwd" when every path lies below a.Cwd once symlinks are resolved,
+// else classExec with NoSessionScope set, so that auto-edit asks before
+// edits elsewhere and no session approval covers them.
+func (a *Approver) editRequest(req ApprovalRequest, paths []string) (ApprovalRequest, approvalClass, string) {
 	for _, p := range paths {
-		abs, err := ResolvePath(a.Cwd, p)
-		if err != nil || !isWithin(filepath.Clean(a.Cwd), abs) {
-			return classExec
+		if !resolvesWithin(a.Cwd, p) {
+			req.NoSessionScope = true
+			return req, classExec, req.Tool + ":outside"
 		}
 	}
-	return classEdit
+	return req, classEdit, req.Tool + ":cwd"
 }
 
 // v4aPaths lists the paths named in the headers of a V4A patch, in order.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -61,11 +63,14 @@ func TestApprovalMatrix(t *testing.T) {
 		{"write inside", "write_file", `{"path":"a.txt","content":"x"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: allow, ApprovalYolo: allow}},
 		{"write outside", "write_file", `{"path":"/etc/x","content":"x"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 		{"patch replace", "patch", `{"path":"a.txt","old_string":"a","new_string":"b"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: allow, ApprovalYolo: allow}},
+		{"patch v4a without mode, outside", "patch", `{"path":"a.txt","patch":"*** Begin Patch\n*** Update File: /etc/x\n-a\n+b\n*** End Patch"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
+		{"patch v4a move outside", "patch", `{"mode":"patch","patch":"*** Begin Patch\n*** Update File: a.go\n*** Move to: /tmp/a.go\n-a\n+b\n*** End Patch"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 		{"patch v4a outside", "patch", `{"mode":"patch","patch":"*** Begin Patch\n*** Update File: ../x.go\n-a\n+b\n*** End Patch"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 		{"terminal", "terminal", `{"command":"go test ./..."}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 		{"terminal destructive", "terminal", `{"command":"rm -rf build"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 		{"process kill", "process", `{"action":"kill","id":"proc_1"}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
-		{"mcp read-only", "srv__read", `{}`, map[ApprovalMode]string{ApprovalAsk: allow, ApprovalAutoEdit: allow, ApprovalYolo: allow}},
+		// The server's read-only mark is trusted only outside ask.
+		{"mcp read-only", "srv__read", `{}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: allow, ApprovalYolo: allow}},
 		{"mcp mutating", "srv__write", `{"x":1}`, map[ApprovalMode]string{ApprovalAsk: ask, ApprovalAutoEdit: ask, ApprovalYolo: allow}},
 	}
 	for _, mode := range []ApprovalMode{ApprovalAsk, ApprovalAutoEdit, ApprovalYolo} {
@@ -103,7 +108,7 @@ func TestApprovalRequestContent(t *testing.T) {
 	a.Check(context.Background(), "patch", `{"mode":"patch","patch":"*** Begin Patch\n*** Update File: a.go\n-a\n+b\n*** Move File: b.go -> c.go\n*** End Patch"}`)
 	a.Check(context.Background(), "write_file", `{"path":"x.txt","content":"hi"}`)
 	want := []ApprovalRequest{
-		{Tool: "terminal", Summary: "Run: rm -rf build && make [destructive: rm]", Destructive: true},
+		{Tool: "terminal", Summary: "Run: rm -rf build && make [destructive: rm]", Destructive: true, NoSessionScope: true},
 		{Tool: "terminal", Summary: "Run in the background: make"},
 		{Tool: "patch", Summary: "Edit: a.go, b.go, c.go"},
 		{Tool: "write_file", Summary: "Write: x.txt"},
@@ -113,7 +118,7 @@ func TestApprovalRequestContent(t *testing.T) {
 	}
 	for i, w := range want {
 		g := rp.reqs[i]
-		if g.Tool != w.Tool || g.Summary != w.Summary || g.Destructive != w.Destructive || g.Args == "" {
+		if g.Tool != w.Tool || g.Summary != w.Summary || g.Destructive != w.Destructive || g.NoSessionScope != w.NoSessionScope || g.Args == "" {
 			t.Errorf("request %d = %+v, want %+v", i, g, w)
 		}
 	}
@@ -150,7 +155,7 @@ func TestApprovalSessionAllowListAndDenial(t *testing.T) {
 	if rp.count() != 5 {
 		t.Errorf("destructive command remembered: %d prompts", rp.count())
 	}
-	if got := strings.Join(a.SessionAllowed(), "|"); got != "terminal: make lint|terminal: make test|write_file" {
+	if got := strings.Join(a.SessionAllowed(), "|"); got != "terminal: make lint|terminal: make test|write_file:cwd" {
 		t.Errorf("allow-list = %q", got)
 	}
 	// Once is not remembered.
@@ -241,5 +246,137 @@ func TestParseApprovalMode(t *testing.T) {
 	}
 	if _, err := ParseApprovalMode("never"); err == nil || !strings.Contains(err.Error(), "ask, auto-edit or yolo") {
 		t.Errorf("bad mode error: %v", err)
+	}
+}
+
+// TestApprovalSessionScopeOnlyInsideCwd: "allow for this session" on an
+// edit covers that tool's edits inside the working directory only; edits
+// outside it offer no session scope and are asked for every time.
+func TestApprovalSessionScopeOnlyInsideCwd(t *testing.T) {
+	ctx := context.Background()
+	cwd := t.TempDir()
+	rp := &recordingPrompt{d: ApprovalDecision{Allow: true, Scope: ScopeSession}}
+	a := NewApprover(ApprovalAsk, rp.prompt)
+	a.Cwd = cwd
+	check := func(tool, args string) {
+		t.Helper()
+		if ok, d := a.Check(ctx, tool, args); !ok {
+			t.Fatalf("%s %s denied: %s", tool, args, d.Output)
+		}
+	}
+	check("write_file", `{"path":"a.txt","content":""}`)
+	check("write_file", `{"path":"sub/b.txt","content":""}`)
+	if rp.count() != 1 {
+		t.Fatalf("inside edit asked %d times after a session approval", rp.count())
+	}
+	if rp.reqs[0].NoSessionScope {
+		t.Error("an edit inside cwd should offer the session scope")
+	}
+	// Outside cwd: asked although write_file is allowed for the session,
+	// and a session answer is taken as once.
+	for i, args := range []string{`{"path":"/etc/passwd","content":""}`, `{"path":"../x","content":""}`, `{"path":"~/.bashrc","content":""}`, `{"path":"/etc/passwd","content":""}`} {
+		check("write_file", args)
+		if rp.count() != 2+i {
+			t.Fatalf("outside edit %s not asked (%d prompts)", args, rp.count())
+		}
+		if r := rp.reqs[len(rp.reqs)-1]; !r.NoSessionScope || r.Destructive {
+			t.Errorf("outside edit request %+v: want NoSessionScope and not Destructive", r)
+		}
+	}
+	// The patch tool has its own entry; a V4A patch with one path outside
+	// is outside.
+	check("patch", `{"path":"a.txt","old_string":"x","new_string":"y"}`)
+	check("patch", `{"mode":"patch","patch":"*** Begin Patch\n*** Update File: a.txt\n-x\n+y\n*** End Patch"}`)
+	n := rp.count()
+	check("patch", `{"mode":"patch","patch":"*** Begin Patch\n*** Update File: a.txt\n-x\n+y\n*** Add File: ../evil\n+x\n*** End Patch"}`)
+	if rp.count() != n+1 || !rp.reqs[n].NoSessionScope {
+		t.Errorf("V4A patch reaching outside cwd was not asked with NoSessionScope")
+	}
+	if got := strings.Join(a.SessionAllowed(), "|"); got != "patch:cwd|write_file:cwd" {
+		t.Errorf("allow-list = %q", got)
+	}
+	// Destructive commands never offer the session scope either.
+	check("terminal", `{"command":"rm -rf build"}`)
+	if r := rp.reqs[len(rp.reqs)-1]; !r.NoSessionScope || !r.Destructive {
+		t.Errorf("destructive request %+v: want Destructive and NoSessionScope", r)
+	}
+}
+
+// TestApprovalSymlinkOutOfCwd: auto-edit compares paths with their
+// symlinks resolved, as the write follows them.
+func TestApprovalSymlinkOutOfCwd(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, elsewhere := filepath.Join(root, "repo"), filepath.Join(root, "elsewhere")
+	writeFiles(t, root, map[string]string{"repo/a.txt": "x\n", "repo/real/r.txt": "x\n", "elsewhere/e.txt": "x\n"})
+	if err := os.Symlink(elsewhere, filepath.Join(cwd, "vendor")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(cwd, "real"), filepath.Join(cwd, "inlink")); err != nil {
+		t.Fatal(err)
+	}
+	// The session's cwd may itself be reached through a symlink.
+	cwdLink := filepath.Join(root, "repolink")
+	if err := os.Symlink(cwd, cwdLink); err != nil {
+		t.Fatal(err)
+	}
+	v4a := func(body string) string {
+		b, _ := json.Marshal(map[string]any{"mode": "patch", "patch": "*** Begin Patch\n" + body + "\n*** End Patch"})
+		return string(b)
+	}
+	cases := []struct {
+		name, tool, args string
+		inside           bool
+	}{
+		{"write below a symlink out", "write_file", `{"path":"vendor/evil.sh","content":"x"}`, false},
+		{"write new dir below a symlink out", "write_file", `{"path":"vendor/new/deep.sh","content":"x"}`, false},
+		{"write the symlink's target dir", "write_file", `{"path":"vendor","content":"x"}`, false},
+		{"replace below a symlink out", "patch", `{"path":"vendor/e.txt","old_string":"x","new_string":"y"}`, false},
+		{"V4A update below a symlink out", "patch", v4a("*** Update File: vendor/e.txt\n-x\n+y"), false},
+		{"V4A move target below a symlink out", "patch", v4a("*** Update File: a.txt\n*** Move to: vendor/a.txt\n-x\n+y"), false},
+		{"V4A Move File target below a symlink out", "patch", v4a("*** Move File: a.txt -> vendor/a.txt"), false},
+		{"V4A add below a symlink out", "patch", v4a("*** Add File: a2.txt\n+x\n*** Add File: vendor/b.txt\n+x"), false},
+		{"write inside", "write_file", `{"path":"a.txt","content":"x"}`, true},
+		{"write below a symlink that stays inside", "write_file", `{"path":"inlink/r.txt","content":"x"}`, true},
+		{"absolute path through the cwd symlink", "write_file", `{"path":"` + filepath.Join(cwdLink, "a.txt") + `","content":"x"}`, true},
+		{"V4A inside", "patch", v4a("*** Update File: a.txt\n*** Move to: inlink/a.txt\n-x\n+y"), true},
+	}
+	for _, base := range []string{cwd, cwdLink} {
+		for _, c := range cases {
+			rp := &recordingPrompt{d: ApprovalDecision{Allow: true, Scope: ScopeOnce}}
+			a := NewApprover(ApprovalAutoEdit, rp.prompt)
+			a.Cwd = base
+			if ok, d := a.Check(context.Background(), c.tool, c.args); !ok {
+				t.Fatalf("%s: denied: %s", c.name, d.Output)
+			}
+			if asked := rp.count() > 0; asked == c.inside {
+				t.Errorf("cwd %s, %s: asked=%v, want %v", base, c.name, asked, !c.inside)
+			}
+		}
+	}
+}
+
+// TestApprovalMCPReadOnlyAsksInAskMode: a server's read-only mark lets a
+// tool through without asking in auto-edit and yolo only; in ask mode it
+// is asked for and can be allowed for the session.
+func TestApprovalMCPReadOnlyAsksInAskMode(t *testing.T) {
+	reg := NewRegistry(fakeTool{"srv__read", true})
+	rp := &recordingPrompt{d: ApprovalDecision{Allow: true, Scope: ScopeSession}}
+	a := NewApprover(ApprovalAsk, rp.prompt)
+	a.Tools = reg
+	for range 2 {
+		if ok, _ := a.Check(context.Background(), "srv__read", `{}`); !ok {
+			t.Fatal("denied")
+		}
+	}
+	if rp.count() != 1 || rp.reqs[0].NoSessionScope {
+		t.Errorf("ask mode: %d prompts (want 1, then the session approval), request %+v", rp.count(), rp.reqs)
+	}
+	b := NewApprover(ApprovalAutoEdit, rp.prompt)
+	b.Tools = reg
+	if ok, _ := b.Check(context.Background(), "srv__read", `{}`); !ok || rp.count() != 1 {
+		t.Errorf("auto-edit asked for a read-only MCP tool")
 	}
 }

@@ -18,7 +18,7 @@ var destructiveCommands = map[string]bool{
 var commandWrappers = map[string]bool{
 	"sudo": true, "doas": true, "env": true, "nohup": true, "time": true, "nice": true,
 	"ionice": true, "command": true, "exec": true, "xargs": true, "stdbuf": true,
-	"timeout": true, "builtin": true,
+	"timeout": true, "builtin": true, "busybox": true,
 	// Shell keywords that can precede a command.
 	"if": true, "then": true, "else": true, "elif": true, "do": true,
 	"while": true, "until": true, "!": true,
@@ -30,39 +30,62 @@ var (
 	forkBombRe    = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\(\)\s*\{[^}]*\|[^}]*&[^}]*\}\s*;`)
 )
 
+// maxShellNesting is how deep IsDestructiveCommand follows scripts given
+// to sh -c or eval; a deeper one counts as destructive.
+const maxShellNesting = 8
+
 // IsDestructiveCommand reports whether the shell command line cmd may
 // destroy data, and why. It is the heuristic of Hermes, applied to every
 // simple command of the line (after ;, &&, ||, |, &, $( and backticks, and
-// behind wrappers such as sudo, env or xargs): rm, rmdir, cp, install, mv,
-// truncate, dd, shred, sed -i, git reset|clean|checkout (and push --force),
-// find -delete or -exec rm, chmod/chown -R, mkfs, tee without -a, any sudo,
-// an overwriting redirect (> or >|, not >>, nor to /dev/null), a download
-// piped into a shell, and a fork bomb. It errs on the side of yes.
+// behind wrappers such as sudo, env or xargs) and, recursively, to the
+// script of sh/bash/zsh/dash/ksh/fish -c and to the arguments of eval: rm,
+// rmdir, cp, install, mv, truncate, dd, shred, sed -i, perl -i, rsync
+// --delete, git reset|clean|checkout|restore, git push --force (or a
+// +refspec, a deletion), find -delete or -exec rm, chmod/chown -R, mkfs,
+// tee without -a, any sudo, a command name written in ANSI-C quotes
+// ($'\x72m'), an overwriting redirect (> or >|, not >>, nor to /dev/null),
+// a download piped into a shell, and a fork bomb. It errs on the side of
+// yes.
 func IsDestructiveCommand(cmd string) (bool, string) {
+	why := destructiveLine(cmd, 0)
+	return why != "", why
+}
+
+// destructiveLine is IsDestructiveCommand for a script nested depth levels
+// deep in sh -c or eval; it returns why, or "".
+func destructiveLine(cmd string, depth int) string {
+	if depth > maxShellNesting {
+		return "shell scripts nested too deep to check"
+	}
 	if m := pipeToShellRe.FindStringSubmatch(cmd); m != nil {
-		return true, m[1] + " piped into a shell"
+		return m[1] + " piped into a shell"
 	}
 	if forkBombRe.MatchString(cmd) {
-		return true, "fork bomb"
+		return "fork bomb"
 	}
 	segs, redirect := shellSegments(cmd)
-	for _, words := range segs {
-		if why := destructiveWords(words); why != "" {
-			return true, why
+	for _, sg := range segs {
+		if why := destructiveWords(sg, depth); why != "" {
+			return why
 		}
 	}
 	if redirect != "" {
-		return true, "overwriting redirect > " + redirect
+		return "overwriting redirect > " + redirect
 	}
-	return false, ""
+	return ""
 }
 
-// destructiveWords checks one simple command, given as its words.
-func destructiveWords(words []string) string {
+// destructiveWords checks one simple command, given as its words; depth
+// is how deep in sh -c or eval scripts the command is.
+func destructiveWords(sg segment, depth int) string {
+	words := sg.words
 	sudo := ""
 	i := 0
 	for i < len(words) {
 		w := words[i]
+		if sg.ansiC[i] && !(strings.Contains(w, "=") && isAssignment(w)) {
+			return "ANSI-C quoted command name $'…'"
+		}
 		switch {
 		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && isAssignment(w):
 			i++
@@ -106,7 +129,7 @@ func destructiveWords(words []string) string {
 				return "find -delete"
 			}
 			if (a == "-exec" || a == "-execdir" || a == "-ok") && j+1 < len(args) {
-				if why := destructiveWords(args[j+1:]); why != "" {
+				if why := destructiveWords(sg.from(i+2+j), depth); why != "" {
 					return "find -exec " + why
 				}
 			}
@@ -118,6 +141,24 @@ func destructiveWords(words []string) string {
 		for _, a := range args {
 			if a == "777" || a == "a+rwx" || a == "0777" {
 				return name + " " + a
+			}
+		}
+	case isShell(name):
+		if script, ok := shellScript(args); ok {
+			if why := destructiveLine(script, depth+1); why != "" {
+				return name + " -c: " + why
+			}
+		}
+	case name == "eval":
+		if why := destructiveLine(strings.Join(args, " "), depth+1); why != "" {
+			return "eval: " + why
+		}
+	case name == "perl" && perlInPlace(args):
+		return "perl -i"
+	case name == "rsync":
+		for _, a := range args {
+			if a == "--del" || strings.HasPrefix(a, "--delete") || a == "--remove-source-files" {
+				return "rsync " + a
 			}
 		}
 	case name == "tee" && !hasFlag(args, "-a", "--append"):
@@ -148,8 +189,21 @@ func gitSubcommand(args []string) string {
 		case "reset", "clean", "checkout", "restore":
 			return a
 		case "push":
-			if hasFlag(args[j+1:], "-f", "--force") || hasFlag(args[j+1:], "--force-with-lease", "--mirror") {
+			rest := args[j+1:]
+			if hasFlag(rest, "-f", "--force") || hasFlag(rest, "--force-with-lease", "--mirror") ||
+				hasFlag(rest, "--force-if-includes", "--prune") {
 				return "push --force"
+			}
+			if hasFlag(rest, "-d", "--delete") {
+				return "push --delete"
+			}
+			for _, r := range rest {
+				if strings.HasPrefix(r, "+") {
+					return "push --force"
+				}
+				if strings.HasPrefix(r, ":") {
+					return "push --delete"
+				}
 			}
 		case "branch":
 			if hasFlag(args[j+1:], "-D", "--delete") {
@@ -163,6 +217,75 @@ func gitSubcommand(args []string) string {
 		return ""
 	}
 	return ""
+}
+
+// perlInPlace reports whether perl's arguments hold -i, alone or bundled
+// (-pi, -pi.bak, -i.orig), before "--". Letters of
+// switches that take the rest of the argument as their value (-Mmod,
+// -Ilib, -e) end the bundle.
+func perlInPlace(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			continue // an operand, a value such as the code of -e, or a long option
+		}
+		for _, r := range a[1:] {
+			if r == 'i' {
+				return true
+			}
+			if strings.ContainsRune("MmIeExdDCFl0123456789", r) || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// isShell reports whether name is a shell that runs a script given with -c.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash":
+		return true
+	}
+	return false
+}
+
+// shellScript returns the script a shell's arguments run with -c: the
+// first operand after options that include c (alone or bundled, as in
+// -ec or -lc). Options that take a value (-o opt, -O opt, --rcfile f) are
+// skipped with it.
+func shellScript(args []string) (string, bool) {
+	dashC := false
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--":
+			if dashC && j+1 < len(args) {
+				return args[j+1], true
+			}
+			return "", false
+		case a == "-c" || a == "--command":
+			dashC = true
+			continue
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file" || a == "--init-command":
+			j++
+			continue
+		case strings.HasPrefix(a, "--"):
+			continue
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && isLetters(a[1:]):
+			if a[0] == '-' && strings.ContainsRune(a[1:], 'c') {
+				dashC = true
+			}
+			continue
+		}
+		if dashC {
+			return a, true
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // hasFlag reports whether args hold one of the flags, also as a bundle of
@@ -228,154 +351,4 @@ func isDevNull(t string) bool {
 		return true
 	}
 	return strings.HasPrefix(t, "&") || strings.HasPrefix(t, "/dev/fd/")
-}
-
-// shellSegments splits a command line into simple commands, each as its
-// words with quotes removed, at ;, &, |, newlines, parentheses, braces,
-// $( and backticks outside single quotes. It also returns the target of the
-// first overwriting redirect (> or >|, not >> nor a duplication like 2>&1,
-// nor to /dev/null), or "".
-func shellSegments(s string) ([][]string, string) {
-	var segs [][]string
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	redirect := ""
-	wantTarget := false
-	endWord := func() {
-		if !inWord {
-			return
-		}
-		w := cur.String()
-		cur.Reset()
-		inWord = false
-		if wantTarget {
-			wantTarget = false
-			if redirect == "" && !isDevNull(w) {
-				redirect = w
-			}
-			return
-		}
-		words = append(words, w)
-	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-		}
-		words = nil
-	}
-	// Command substitutions and subshells nest; each remembers the quote
-	// it interrupted and whether it is a backtick one.
-	type frame struct {
-		quote byte
-		tick  bool
-	}
-	var stack []frame
-	open := func(quoteWas byte, tick bool) {
-		endSeg()
-		stack = append(stack, frame{quoteWas, tick})
-	}
-	quote := byte(0)
-	closeFrame := func() {
-		endSeg()
-		if n := len(stack); n > 0 {
-			quote = stack[n-1].quote
-			stack = stack[:n-1]
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-			continue
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-			continue
-		case quote == '"':
-			switch {
-			case c == '"':
-				quote = 0
-			case c == '`':
-				open('"', true)
-				quote = 0
-			case c == '$' && i+1 < len(s) && s[i+1] == '(':
-				open('"', false)
-				quote = 0
-				i++
-			default:
-				cur.WriteByte(c)
-			}
-			continue
-		}
-		switch c {
-		case '\'', '"':
-			quote = c
-			inWord = true
-		case ' ', '\t':
-			endWord()
-		case '\n', ';', '&', '|', '{', '}':
-			endSeg()
-		case '(':
-			open(0, false)
-		case ')':
-			closeFrame()
-		case '`':
-			if n := len(stack); n > 0 && stack[n-1].tick {
-				closeFrame()
-			} else {
-				open(0, true)
-			}
-		case '$':
-			if i+1 < len(s) && s[i+1] == '(' {
-				open(0, false)
-				i++
-				continue
-			}
-			cur.WriteByte(c)
-			inWord = true
-		case '<':
-			endWord()
-		case '>':
-			// Drop a file-descriptor number written just before it.
-			if inWord && strings.Trim(cur.String(), "0123456789") == "" {
-				cur.Reset()
-				inWord = false
-			}
-			endWord()
-			next := byte(0)
-			if i+1 < len(s) {
-				next = s[i+1]
-			}
-			switch {
-			case next == '>':
-				i++ // append: harmless
-			case next == '&':
-				i++ // duplication such as 2>&1
-				for i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-') {
-					i++
-				}
-			default:
-				if next == '|' {
-					i++
-				}
-				wantTarget = true
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	endSeg()
-	if wantTarget && redirect == "" {
-		redirect = "(missing target)"
-	}
-	return segs, redirect
 }

@@ -1,6 +1,10 @@
 package tools
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestIsDestructiveCommand(t *testing.T) {
 	yes := map[string]string{
@@ -40,17 +44,12 @@ func TestIsDestructiveCommand(t *testing.T) {
 		"timeout 10 mv a b":                     "mv",
 		"echo x | tee out.txt":                  "tee (overwrites out.txt)",
 		"echo a\nrm b":                          "rm",
-		"bash -c \"echo hi; rm -rf build\"":     "",
+		"bash -c \"echo hi; rm -rf build\"":     "bash -c: rm",
 		"if true; then rm x; fi":                "rm",
 		"for f in *.txt; do cp $f $f.bak; done": "cp",
 	}
 	for cmd, why := range yes {
 		ok, got := IsDestructiveCommand(cmd)
-		if why == "" {
-			// Commands hidden inside a quoted script are not seen: the
-			// heuristic only looks at the line itself.
-			continue
-		}
 		if !ok || got != why {
 			t.Errorf("IsDestructiveCommand(%q) = %v, %q; want true, %q", cmd, ok, got, why)
 		}
@@ -80,6 +79,84 @@ func TestIsDestructiveCommand(t *testing.T) {
 		"cargo build --release",
 	}
 	for _, cmd := range no {
+		if ok, why := IsDestructiveCommand(cmd); ok {
+			t.Errorf("IsDestructiveCommand(%q) = true (%s); want false", cmd, why)
+		}
+	}
+}
+
+// TestIsDestructiveCommandHidden: commands hidden in shell strings, eval,
+// ANSI-C quoting and the less common destructive tools are caught.
+func TestIsDestructiveCommandHidden(t *testing.T) {
+	for _, tc := range []struct{ cmd, why string }{
+		{`bash -c "rm -rf ~/project"`, "bash -c: rm"},
+		{`sh -c 'git reset --hard'`, "sh -c: git reset"},
+		{`zsh -c 'cd x && rm -r y'`, "zsh -c: rm"},
+		{`dash -ec 'echo hi > out'`, "dash -c: overwriting redirect > out"},
+		{`bash -o pipefail -lc "mv a b"`, "bash -c: mv"},
+		{`/usr/bin/env bash -c 'shred f'`, "bash -c: shred"},
+		{`ksh -c -- 'truncate -s0 f'`, "ksh -c: truncate"},
+		{`fish -c "rm x"`, "fish -c: rm"},
+		{`busybox sh -c "rm x"`, "sh -c: rm"},
+		{`busybox rm -rf x`, "rm"},
+		{`bash -c "bash -c 'rm -rf x'"`, "bash -c: bash -c: rm"},
+		{`xargs -0 sh -c 'rm "$@"' _`, "sh -c: rm"},
+		{`eval "rm -rf build"`, "eval: rm"},
+		{`eval rm -rf build`, "eval: rm"},
+		{`x=1; eval "echo ok; git clean -fdx"`, "eval: git clean"},
+		{`X=$'\t' $'\x72m' f`, "ANSI-C quoted command name $'…'"},
+		{`$'\x72m' -rf ~`, "ANSI-C quoted command name $'…'"},
+		{`$'rm' -rf ~`, "ANSI-C quoted command name $'…'"},
+		{`r$'\155' -rf ~`, "ANSI-C quoted command name $'…'"},
+		{`sudo $'\x72m' x`, "ANSI-C quoted command name $'…'"},
+		{`eval $'\x72m -rf ~'`, "eval: rm"},
+		{`perl -pi -e 's/a/b/' f`, "perl -i"},
+		{`perl -i.bak -pe 's/a/b/' f`, "perl -i"},
+		{`perl -pi.orig -e 1 f`, "perl -i"},
+		{`perl -p -i -e 1 f`, "perl -i"},
+		{`git push origin +main`, "git push --force"},
+		{`git push origin +refs/heads/a:refs/heads/b`, "git push --force"},
+		{`git push --force`, "git push --force"},
+		{`git push -f`, "git push --force"},
+		{`git push --force-with-lease=main origin main`, "git push --force"},
+		{`git push origin --delete old`, "git push --delete"},
+		{`git push origin :old`, "git push --delete"},
+		{`rsync -a --delete src/ dst/`, "rsync --delete"},
+		{`rsync -av --delete-after src/ host:dst/`, "rsync --delete-after"},
+		{`rsync --remove-source-files a b`, "rsync --remove-source-files"},
+	} {
+		ok, got := IsDestructiveCommand(tc.cmd)
+		if !ok || got != tc.why {
+			t.Errorf("IsDestructiveCommand(%q) = %v, %q; want true, %q", tc.cmd, ok, got, tc.why)
+		}
+	}
+	// Too deep a nesting is flagged rather than followed forever.
+	deep := "ls"
+	for range maxShellNesting + 2 {
+		deep = "eval " + strings.ReplaceAll(strconv.Quote(deep), "$", "\\$")
+	}
+	if ok, why := IsDestructiveCommand(deep); !ok || !strings.Contains(why, "nested too deep") {
+		t.Errorf("deep nesting: %v %q", ok, why)
+	}
+	for _, cmd := range []string{
+		`bash -c "go test ./..."`,
+		`sh -c 'echo rm -rf /'`,
+		`bash -c 'echo $1' _ "rm -rf /"`,
+		`bash script.sh`,
+		`bash -n script.sh`,
+		`eval "$(ssh-agent -s)"`,
+		`echo $'\x72m -rf'`,
+		`printf $'a\tb\n'`,
+		`IFS=$'\n' read -r x`,
+		`perl -ne 'print if /x/' f`,
+		`perl -Ilib -Mstrict -e 1`,
+		`rsync -av src/ dst/`,
+		`git push origin main`,
+		`git push -u origin feature`,
+		`git push --dry-run origin main`,
+		`git push origin HEAD:refs/heads/x`,
+		`python3 -c 'import os'`,
+	} {
 		if ok, why := IsDestructiveCommand(cmd); ok {
 			t.Errorf("IsDestructiveCommand(%q) = true (%s); want false", cmd, why)
 		}

@@ -80,19 +80,50 @@ type patchArgs struct {
 	Patch      string   `json:"patch"`
 }
 
+// isV4A reports whether the call applies a V4A patch: mode "patch", or no
+// mode with a non-blank patch and no old_string. The tool, the planner and
+// the approver all decide through it (see patchIsV4A), so that they agree
+// on which paths a call touches.
+func (a patchArgs) isV4A() bool {
+	switch strings.TrimSpace(a.Mode) {
+	case "patch":
+		return true
+	case "":
+		return strings.TrimSpace(a.Patch) != "" && a.OldString == nil
+	}
+	return false
+}
+
+// patchIsV4A reports whether the raw JSON arguments of a patch call make it
+// apply a V4A patch, as PatchTool.Run decides. Arguments of the wrong type
+// are ignored field by field; such a call fails in Run before it touches
+// anything.
+func patchIsV4A(raw string) bool {
+	var a patchArgs
+	_ = json.Unmarshal([]byte(raw), &a)
+	return a.isV4A()
+}
+
+// patchArgsAreV4A is patchIsV4A for arguments already split into fields.
+func patchArgsAreV4A(args map[string]json.RawMessage) bool {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return false
+	}
+	return patchIsV4A(string(raw))
+}
+
 // Run implements Tool.
 func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a patchArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return Errorf("patch: %v", err)
 	}
-	if a.Mode == "" && strings.TrimSpace(a.Patch) != "" && a.OldString == nil {
-		a.Mode = "patch"
-	}
-	switch a.Mode {
-	case "", "replace":
-	case "patch":
+	if a.isV4A() {
 		return applyV4A(ctx, env, a.Patch)
+	}
+	switch strings.TrimSpace(a.Mode) {
+	case "", "replace":
 	default:
 		return Errorf("patch: unknown mode %q; use \"replace\" or \"patch\"", a.Mode)
 	}
@@ -136,7 +167,12 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		// The model saw the file without its CRLF line endings.
 		crOld := strings.ReplaceAll(oldS, "\n", "\r\n")
 		if n := strings.Count(content, crOld); n > 0 {
-			oldS, newS, count = crOld, strings.ReplaceAll(newS, "\n", "\r\n"), n
+			oldS, newS, count = crOld, toCRLF(newS), n
+		}
+	} else if count > 0 {
+		if _, ends := splitLineEnds(content); dominantEOL(ends) == "\r\n" {
+			// New lines in a CRLF file end like the others.
+			newS = toCRLF(newS)
 		}
 	}
 	if count == 0 {
@@ -165,6 +201,12 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	diff, removed, added := replaceDiff(content, oldS, newS, count)
 	return Result{Output: fmt.Sprintf("Patched %s: replaced %s (-%d +%d lines).\n%s",
 		a.Path, plural(count, "occurrence"), removed, added, diff)}
+}
+
+// toCRLF turns every bare "\n" of s into "\r\n", leaving existing
+// "\r\n" as they are.
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // matchLines returns the 1-based line numbers where the first limit

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,5 +193,62 @@ func TestReplaceDiffLimits(t *testing.T) {
 	diff, _, _ = replaceDiff(big, big, "x\n", 1)
 	if !strings.Contains(diff, "[… 60 lines …]") {
 		t.Errorf("long hunk not elided:\n%s", diff)
+	}
+}
+
+// TestPatchReplaceKeepsCRLF: new lines replaced into a CRLF file end in
+// CRLF, whether old_string matched directly or only with CRLF endings.
+func TestPatchReplaceKeepsCRLF(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"w.txt": "one\r\ntwo\r\nthree\r\n", "u.txt": "one\ntwo\n"})
+	for _, args := range []map[string]any{
+		{"path": "w.txt", "old_string": "one", "new_string": "1\nuno"},
+		{"path": "w.txt", "old_string": "two\nthree", "new_string": "2\r\ndos\nthree"},
+		{"path": "u.txt", "old_string": "one", "new_string": "1\nuno"},
+	} {
+		mustOK(t, callTool(t, PatchTool{}, dir, args))
+	}
+	if got := readBack(t, filepath.Join(dir, "w.txt")); got != "1\r\nuno\r\n2\r\ndos\r\nthree\r\n" {
+		t.Errorf("w.txt = %q", got)
+	}
+	if got := readBack(t, filepath.Join(dir, "u.txt")); got != "1\nuno\ntwo\n" {
+		t.Errorf("u.txt = %q (an LF file stays LF)", got)
+	}
+}
+
+// TestPatchModeDecisionShared: the tool applies a V4A patch exactly when
+// patchIsV4A says so, the helper the planner and the approver use too.
+func TestPatchModeDecisionShared(t *testing.T) {
+	const v4aText = "*** Begin Patch\n*** Update File: c.txt\n-x\n+v4a\n*** End Patch"
+	for _, tc := range []struct {
+		args map[string]any
+		v4a  bool
+	}{
+		{map[string]any{"path": "a.txt", "patch": v4aText}, true},
+		{map[string]any{"mode": " patch ", "patch": v4aText}, true},
+		{map[string]any{"mode": "patch", "path": "a.txt", "patch": v4aText}, true},
+		{map[string]any{"path": "a.txt", "old_string": "x", "new_string": "replaced", "patch": v4aText}, false},
+		{map[string]any{"mode": "replace", "path": "a.txt", "old_string": "x", "new_string": "replaced", "patch": v4aText}, false},
+		{map[string]any{"path": "a.txt", "old_string": "x", "new_string": "replaced", "patch": "  "}, false},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"a.txt": "x\n", "c.txt": "x\n"})
+		raw, _ := json.Marshal(tc.args)
+		if got := patchIsV4A(string(raw)); got != tc.v4a {
+			t.Errorf("patchIsV4A(%s) = %v", raw, got)
+		}
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &m)
+		if got := patchArgsAreV4A(m); got != tc.v4a {
+			t.Errorf("patchArgsAreV4A(%s) = %v", raw, got)
+		}
+		mustOK(t, callTool(t, PatchTool{}, dir, tc.args))
+		changed := "a.txt"
+		if tc.v4a {
+			changed = "c.txt"
+		}
+		if got := readBack(t, filepath.Join(dir, changed)); got == "x\n" {
+			t.Errorf("%s: %s unchanged", raw, changed)
+		}
 	}
 }

@@ -76,3 +76,53 @@ func displayPath(cwd, abs string) string {
 	}
 	return abs
 }
+
+// resolveExistingPrefix resolves the symlinks of the longest prefix of the
+// clean absolute path abs that exists, and appends the rest unchanged.
+func resolveExistingPrefix(abs string) string {
+	var rest []string
+	cur := abs
+	for {
+		if _, err := os.Lstat(cur); err == nil {
+			if r, err := filepath.EvalSymlinks(cur); err == nil {
+				cur = r
+				break
+			}
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			break
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+	for i := len(rest) - 1; i >= 0; i-- {
+		cur = filepath.Join(cur, rest[i])
+	}
+	return cur
+}
+
+// resolvesWithin reports whether the path p given by the model (resolved
+// against cwd as ResolvePath does) lies in cwd or below it once symlinks
+// are followed: the longest existing prefix of each is resolved, so that
+// "vendor/x" with vendor -> /elsewhere is outside cwd, as the write that
+// follows the link would be. An empty cwd is the process working
+// directory.
+func resolvesWithin(cwd, p string) bool {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return false
+		}
+		cwd = wd
+	}
+	base, err := ResolvePath("", cwd)
+	if err != nil {
+		return false
+	}
+	abs, err := ResolvePath(base, p)
+	if err != nil {
+		return false
+	}
+	return isWithin(resolveExistingPrefix(base), resolveExistingPrefix(abs))
+}

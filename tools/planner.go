@@ -2,8 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -199,9 +197,8 @@ func argString(args map[string]json.RawMessage, key string) (string, bool) {
 // §1.4); empty when the target is unknown.
 func (p *planner) scope(name string, args map[string]json.RawMessage) []string {
 	var raw []string
-	mode, _ := argString(args, "mode")
 	switch {
-	case name == "patch" && strings.TrimSpace(mode) == "patch":
+	case name == "patch" && patchArgsAreV4A(args):
 		text, _ := argString(args, "patch")
 		raw = v4aScopePaths(text)
 	case name == "search_files":
@@ -283,31 +280,6 @@ func (p *planner) canonical(base, raw string) (string, bool) {
 	}
 	p.canon[abs] = c
 	return c, true
-}
-
-// resolveExistingPrefix resolves the symlinks of the longest prefix of the
-// clean absolute path abs that exists, and appends the rest unchanged.
-func resolveExistingPrefix(abs string) string {
-	var rest []string
-	cur := abs
-	for {
-		if _, err := os.Lstat(cur); err == nil {
-			if r, err := filepath.EvalSymlinks(cur); err == nil {
-				cur = r
-				break
-			}
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			break
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-	for i := len(rest) - 1; i >= 0; i-- {
-		cur = filepath.Join(cur, rest[i])
-	}
-	return cur
 }
 
 // pathsOverlap reports whether canonical paths a and b are equal or one is

@@ -116,6 +116,22 @@ func TestPlanBatchRules(t *testing.T) {
 		{"V4A Move File reserves target", []BatchCall{v4a("*** Move File: a.txt -> c.txt"), rd("c.txt")}, "S[0 1]"},
 		{"V4A two patches of different files", []BatchCall{v4a("*** Update File: a.txt"), v4a("*** Update File: b.txt")}, "P[0 1]"},
 		{"V4A without headers is a barrier", []BatchCall{v4a("@@\n-x\n+y"), rd("x"), rd("y")}, "S[0] P[1 2]"},
+		// Without a mode, a patch argument and no old_string is a V4A
+		// patch (as the tool and the approver decide): its files are
+		// reserved, not path.
+		{"modeless V4A patches of one file via different paths", []BatchCall{
+			bc("patch", map[string]any{"path": "a.txt", "patch": "*** Begin Patch\n*** Update File: c.txt\n@@\n-x\n+y\n*** End Patch"}),
+			bc("patch", map[string]any{"path": "b.txt", "patch": "*** Begin Patch\n*** Update File: c.txt\n@@\n-y\n+z\n*** End Patch"}),
+		}, "S[0 1]"},
+		{"modeless V4A patch does not reserve path", []BatchCall{
+			bc("patch", map[string]any{"path": "a.txt", "patch": "*** Begin Patch\n*** Update File: c.txt\n@@\n-x\n+y\n*** End Patch"}), rd("a.txt"),
+		}, "P[0 1]"},
+		{"modeless patch with old_string is replace", []BatchCall{
+			bc("patch", map[string]any{"path": "a.txt", "old_string": "x", "new_string": "y", "patch": "*** Update File: c.txt"}), rd("a.txt"),
+		}, "S[0 1]"},
+		{"padded mode patch is V4A", []BatchCall{
+			bc("patch", map[string]any{"mode": " patch ", "patch": "*** Update File: c.txt\n@@\n-x\n+y"}), rd("c.txt"),
+		}, "S[0 1]"},
 		{"patch replace mode uses path", []BatchCall{bc("patch", map[string]any{"path": "a.txt", "old_string": "x", "new_string": "y"}), rd("a.txt")}, "S[0 1]"},
 		{"patch replace mode beside other file", []BatchCall{bc("patch", map[string]any{"mode": "replace", "path": "a.txt", "old_string": "x", "new_string": "y"}), rd("b.txt")}, "P[0 1]"},
 		{"patch without path is a barrier", []BatchCall{rd("x"), bc("patch", map[string]any{"old_string": "x"}), rd("y")}, "S[0 1 2]"},

@@ -3,10 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -245,5 +247,39 @@ func TestBackgroundOutputCapAndLimits(t *testing.T) {
 	out = mustOK(t, procCall(t, env, map[string]any{"action": "log", "id": id}))
 	if !strings.Contains(out, "bytes of output were dropped") {
 		t.Errorf("log: %q", clip(out, 300))
+	}
+}
+
+// TestProcessManagerCloseKillsLeftoverGroups: a background shell that
+// exited but left a child running in its group is not forgotten when
+// newer processes push it out of the list, so Close still kills the child.
+func TestProcessManagerCloseKillsLeftoverGroups(t *testing.T) {
+	env := procEnv(t)
+	m := env.Processes
+	id := startBG(t, env, `sleep 300 > /dev/null 2>&1 & echo "child $!"`)
+	out := mustOK(t, procCall(t, env, map[string]any{"action": "wait", "id": id, "timeout": 30}))
+	var child int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "child "):], "child %d", &child); err != nil {
+		t.Fatalf("no child pid in %q", out)
+	}
+	if procGone(child) {
+		t.Fatal("child not running")
+	}
+	// Push proc_1 past procMaxKept finished processes.
+	for range procMaxKept + 1 {
+		mustOK(t, procCall(t, env, map[string]any{"action": "wait", "id": startBG(t, env, "true"), "timeout": 30}))
+	}
+	if len(m.List()) > procMaxKept+1 {
+		t.Errorf("%d processes kept; finished ones without live groups should be forgotten", len(m.List()))
+	}
+	if _, err := m.get(id); err != nil {
+		t.Errorf("%s forgotten while its group is alive: %v", id, err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !procGone(child) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("child %d of a finished background shell survived Close", child)
 	}
 }

@@ -3,10 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -43,7 +44,7 @@ func (TerminalTool) Description() string {
 		"`timeout` is in seconds (default 180, max 600); on timeout the whole process group is killed. " +
 		"Output over 50,000 characters keeps its head and tail. Prefer read_file, search_files, write_file and patch over cat, grep, find, sed and echo redirection. " +
 		"For servers, watchers and other long-running commands set background=true: the call returns a process id at once (timeout does not apply) and you use the process tool to poll its output, wait for it or kill it; " +
-		"never append `&` to background a command yourself."
+		"never append `&` to background a command yourself: whatever a foreground command leaves running is stopped when it exits."
 }
 
 // Schema implements Tool.
@@ -135,18 +136,30 @@ func shellPath() string {
 
 // runShell runs command in its own process group with stdin from
 // /dev/null and stdout and stderr combined. When ctx is done or timeout
-// passes, the group gets SIGTERM and, termKillGrace later, SIGKILL; it
-// returns about termPipeGrace after that at the latest, even when
-// descendants keep the output pipe open.
+// passes, the group gets SIGTERM and, termKillGrace later, SIGKILL. When
+// the shell exits with members of its group still running (commands it
+// put in the background with &), they get the same treatment at once, so
+// that nothing a foreground call started outlives it; long-running
+// processes belong in terminal's background mode. Either way runShell
+// returns about termPipeGrace after the shell's exit or the SIGTERM at the
+// latest, even when something outside the group keeps the output pipe
+// open.
 func runShell(ctx context.Context, command, dir string, timeout time.Duration) Result {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := newHeadTail(termOutputCap)
+	// An output pipe of our own, rather than one exec makes, lets Wait
+	// return as soon as the shell exits, whoever still holds the pipe.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Errorf("terminal: cannot create an output pipe: %v", err)
+	}
+	defer pr.Close()
 	cmd := exec.CommandContext(runCtx, shellPath(), "-c", command)
 	cmd.Dir = dir
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	cmd.SysProcAttr = foregroundShellAttr()
 	var termAt atomic.Int64 // unix nanos of the SIGTERM, 0 if none
 	var killTimer atomic.Pointer[time.Timer]
 	cmd.Cancel = func() error {
@@ -159,23 +172,36 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 		return nil
 	}
 	cmd.WaitDelay = termPipeGrace
+	// Pdeathsig (Linux) fires when the thread that forked the shell
+	// exits, not the process; keeping this goroutine on its thread until
+	// the shell is done keeps another goroutine from ending that thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		pw.Close()
 		return Errorf("terminal: cannot start shell: %v", err)
 	}
+	pw.Close()
+	outDone := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, pr)
+		close(outDone)
+	}()
 	pgid := cmd.Process.Pid
 	waitErr := cmd.Wait()
-	if t := termAt.Load(); t != 0 {
-		// Descendants that ignore SIGTERM or closed the pipe may outlive
-		// the shell: they get the rest of the grace period, then SIGKILL.
-		deadline := time.Unix(0, t).Add(termKillGrace)
-		for groupAlive(pgid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		if tm := killTimer.Load(); tm != nil {
-			tm.Stop()
-		}
+	killed := termAt.Load() != 0
+	var signalled time.Time
+	if killed {
+		signalled = time.Unix(0, termAt.Load())
+	}
+	leftover, dropped := settleGroup(pgid, signalled, outDone)
+	if tm := killTimer.Load(); tm != nil {
+		tm.Stop()
+	}
+	if dropped {
+		pr.Close() // ends the copy
+		<-outDone
 	}
 	elapsed := time.Since(start).Round(time.Millisecond)
 	text := out.String()
@@ -185,11 +211,13 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n\n")
-	if errors.Is(waitErr, exec.ErrWaitDelay) && runCtx.Err() == nil {
-		b.WriteString("[note: a background process kept the output open after the command exited; later output was dropped]\n")
+	if leftover && !killed {
+		b.WriteString("[note: the command left background processes running; they were stopped when it exited. For servers and watchers use terminal with background=true]\n")
+	}
+	if dropped && !killed {
+		b.WriteString("[note: a process outside the command's process group kept the output open after the command exited; later output was dropped]\n")
 	}
 	code := exitCode(cmd.ProcessState)
-	killed := termAt.Load() != 0
 	switch {
 	case killed && ctx.Err() != nil:
 		fmt.Fprintf(&b, "exit code: %d\n[cancelled after %s: the process group was terminated]", code, elapsed)
@@ -206,6 +234,57 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 		fmt.Fprintf(&b, " (killed by signal %v)", ws.Signal())
 	}
 	return Result{Output: b.String(), IsError: code != 0}
+}
+
+// settleGroup ends what is left of process group pgid once its shell has
+// exited. signalled is when the group got SIGTERM (zero when the shell
+// exited by itself: then the group gets SIGTERM now if a member is
+// alive, and leftover is true). Members alive termKillGrace after the
+// SIGTERM get SIGKILL. It returns once the group is gone and the output
+// pipe reached EOF (outDone), or termPipeGrace after the SIGTERM (or the
+// exit) at the latest, with dropped true when the pipe is still open then.
+func settleGroup(pgid int, signalled time.Time, outDone <-chan struct{}) (leftover, dropped bool) {
+	now := time.Now()
+	if signalled.IsZero() && groupAlive(pgid) {
+		leftover = true
+		signalled = now
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+	from := signalled
+	if from.IsZero() {
+		from = now
+	}
+	killAt, giveUp := from.Add(termKillGrace), from.Add(termPipeGrace)
+	sentKill := false
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pipeClosed := false
+		select {
+		case <-outDone:
+			pipeClosed = true
+		default:
+		}
+		alive := !signalled.IsZero() && groupAlive(pgid)
+		if pipeClosed && !alive {
+			return leftover, false
+		}
+		now := time.Now()
+		if alive && !sentKill && !now.Before(killAt) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			sentKill = true
+		}
+		if !now.Before(giveUp) {
+			if alive && !sentKill {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			return leftover, !pipeClosed
+		}
+		select {
+		case <-outDone:
+		case <-tick.C:
+		}
+	}
 }
 
 // exitCode returns the shell convention exit code: 128+N for a process

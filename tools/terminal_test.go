@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -251,4 +253,103 @@ func TestTerminalCancelledBeforeStart(t *testing.T) {
 	cancel()
 	r := TerminalTool{}.Run(ctx, &Env{Cwd: t.TempDir()}, []byte(`{"command":"echo hi"}`))
 	mustErr(t, r, "cancelled")
+}
+
+// readPid reads the pid a command wrote to file.
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid file: %q", data)
+	}
+	return pid
+}
+
+// TestTerminalStopsLeftoverBackgroundChildren: what a foreground command
+// puts in the background with & does not outlive the call, even when it
+// ignores SIGTERM, and the call returns within the pipe grace.
+func TestTerminalStopsLeftoverBackgroundChildren(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		minWait       time.Duration
+	}{
+		{"server redirected to a log", `sleep 300 > log 2>&1 & echo $! > pid; echo started`, 0},
+		{"child ignoring SIGTERM", `(trap '' TERM; exec sleep 300) > /dev/null 2>&1 & echo $! > pid; echo started`, termKillGrace - 100*time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			start := time.Now()
+			r := callTool(t, TerminalTool{}, dir, map[string]any{"command": tc.command})
+			elapsed := time.Since(start)
+			pid := readPid(t, filepath.Join(dir, "pid"))
+			if !procGone(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("background child %d outlived the terminal call", pid)
+			}
+			out := mustOK(t, r)
+			if !strings.HasPrefix(out, "started\n") || !strings.Contains(out, "left background processes running") || !strings.Contains(out, "background=true") {
+				t.Errorf("output = %q", out)
+			}
+			if elapsed < tc.minWait || elapsed > termPipeGrace+time.Second {
+				t.Errorf("call took %v; want between %v and about %v", elapsed, tc.minWait, termPipeGrace)
+			}
+		})
+	}
+	// A command without leftovers says nothing about them.
+	out := mustOK(t, callTool(t, TerminalTool{}, t.TempDir(), map[string]any{"command": "(sleep 0.01) & wait; echo ok"}))
+	if out != "ok\n\nexit code: 0" {
+		t.Errorf("output = %q", out)
+	}
+}
+
+// TestTerminalShellDiesWithTalaria: on Linux the shell of a foreground call
+// is killed by the kernel when the talaria process dies. The test runs the
+// terminal tool in a child test binary, kills that, and checks the shell.
+func TestTerminalShellDiesWithTalaria(t *testing.T) {
+	if fifo := os.Getenv("TALARIA_TEST_DEATHSIG_FIFO"); fifo != "" {
+		// The child: run a shell that reports its pid and waits.
+		TerminalTool{}.Run(context.Background(), &Env{Cwd: t.TempDir()},
+			[]byte(`{"command":"echo $$ > `+fifo+`; exec sleep 300","timeout":600}`))
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("Pdeathsig is Linux only")
+	}
+	fifo := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestTerminalShellDiesWithTalaria$", "-test.count=1")
+	child.Env = append(os.Environ(), "TALARIA_TEST_DEATHSIG_FIFO="+fifo)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	f, err := os.Open(fifo) // blocks until the shell opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(f)
+	f.Close()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || procGone(pid) {
+		t.Fatalf("shell pid %q not running", data)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	// The kernel sent SIGKILL when the child exited; the shell's death is
+	// asynchronous to that, so watch for it with a deadline.
+	for deadline := time.Now().Add(5 * time.Second); !procGone(pid); {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("shell %d survived the death of its talaria process", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

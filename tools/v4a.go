@@ -69,16 +69,38 @@ func v4aHeader(line string) (verb, arg string, ok bool) {
 	return "", "", false
 }
 
+// v4aControl returns the control line ("*** ...") that l is, with
+// trailing whitespace removed, or "" when l is content. Only a line that
+// starts with "***" is control: inside a file section a line starting with
+// a space, '-' or '+' is content even when it reads "*** End Patch". Before
+// the first file section (inSection false) leading whitespace is
+// tolerated.
+func v4aControl(l string, inSection bool) string {
+	if !inSection {
+		l = strings.TrimLeft(l, " \t")
+	}
+	if !strings.HasPrefix(l, "***") {
+		return ""
+	}
+	return strings.TrimRight(l, " \t")
+}
+
 // parseV4A parses the text of a V4A patch. It tolerates a missing
 // "*** Begin Patch" or "*** End Patch", surrounding Markdown fences, CRLF
-// line endings and context lines whose leading space was stripped.
+// line endings and context lines whose leading space was stripped. Control
+// lines ("*** ...") are recognised only at the start of a line, so that
+// file content that looks like one is kept as content.
 func parseV4A(text string) ([]v4aFile, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	start := 0
 	for i, l := range lines {
-		if strings.TrimSpace(l) == "*** Begin Patch" {
+		c := v4aControl(l, false)
+		if c == "*** Begin Patch" {
 			start = i + 1
 			break
+		}
+		if _, _, ok := v4aHeader(c); ok {
+			break // the patch starts without "*** Begin Patch"
 		}
 	}
 	var files []v4aFile
@@ -98,11 +120,12 @@ func parseV4A(text string) ([]v4aFile, error) {
 	for i := start; i < len(lines) && !ended; i++ {
 		l, n := lines[i], i+1
 		t := strings.TrimSpace(l)
+		ctl := v4aControl(l, cur != nil)
 		switch {
-		case t == "*** End Patch":
+		case ctl == "*** End Patch":
 			ended = true
 			continue
-		case t == "*** End of File":
+		case ctl == "*** End of File":
 			if cur == nil || cur.op != v4aUpdate || hunk == nil {
 				return nil, fmt.Errorf("line %d: \"*** End of File\" must follow the lines of a hunk in an Update File section", n)
 			}
@@ -110,7 +133,7 @@ func parseV4A(text string) ([]v4aFile, error) {
 			flushHunk()
 			continue
 		}
-		if verb, arg, ok := v4aHeader(l); ok {
+		if verb, arg, ok := v4aHeader(ctl); ok {
 			if verb == "Move to" {
 				if cur == nil || cur.op != v4aUpdate || len(cur.hunks) > 0 || hunk != nil {
 					return nil, fmt.Errorf("line %d: \"*** Move to:\" must come right after an \"*** Update File:\" header", n)
@@ -144,8 +167,8 @@ func parseV4A(text string) ([]v4aFile, error) {
 			cur = &files[len(files)-1]
 			continue
 		}
-		if strings.HasPrefix(t, "***") {
-			return nil, fmt.Errorf("line %d: unknown header %q; use *** Add File:, *** Update File:, *** Delete File:, *** Move to:, *** End of File or *** End Patch", n, clip(t, 80))
+		if ctl != "" {
+			return nil, fmt.Errorf("line %d: unknown header %q; use *** Add File:, *** Update File:, *** Delete File:, *** Move to:, *** End of File or *** End Patch", n, clip(ctl, 80))
 		}
 		if cur == nil {
 			if t == "" || strings.HasPrefix(t, "```") {

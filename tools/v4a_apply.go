@@ -236,17 +236,20 @@ var v4aNorms = [...]func(string) string{
 // applyHunks applies the hunks of an Update File section to content. Each
 // hunk is located at or after the end of the previous one (after its @@
 // anchors when given); when it is not anchored its lines must match in one
-// place only. It returns the new content and the hunks as diff hunks.
+// place only. A hunk that only adds lines goes right after its anchor, so
+// an anchor that is not found is an error. Every line kept keeps its own
+// line ending; added lines get the file's dominant one. It returns the new
+// content and the hunks as diff hunks.
 func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 	if len(f.hunks) == 0 {
 		return content, nil, nil // a pure move keeps the bytes as they are
 	}
-	crlf := strings.Contains(content, "\r\n")
 	finalNL := content == "" || strings.HasSuffix(content, "\n")
-	lines := splitLines(content)
+	lines, ends := splitLineEnds(content)
+	eol := dominantEOL(ends)
 	type edit struct {
 		start, n int
-		repl     []string
+		repl     []eolLine
 		diff     diffHunk
 	}
 	var edits []edit
@@ -267,6 +270,11 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 		}
 		anchored := anchor >= 0
 		old := h.oldLines()
+		if len(old) == 0 && !anchored && len(h.hints) > 0 && !h.eof {
+			return "", nil, fmt.Errorf("%s: its @@ anchor was not found (at or after line %d), so there is no place to insert its lines. "+
+				"Re-read the file and anchor the hunk on a line that exists below the previous hunk, or add context lines",
+				where, from+1)
+		}
 		var start int
 		switch {
 		case len(old) == 0 && (h.eof || !anchored):
@@ -288,47 +296,98 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 			}
 			start = at[0]
 		}
-		var repl []string
+		var repl []eolLine
 		var dl []string
 		k := start
 		for _, l := range h.lines {
 			switch l[0] {
 			case ' ':
-				repl = append(repl, lines[k])
+				repl = append(repl, eolLine{lines[k], ends[k]})
 				dl = append(dl, " "+lines[k])
 				k++
 			case '-':
 				dl = append(dl, "-"+lines[k])
 				k++
 			case '+':
-				repl = append(repl, l[1:])
+				repl = append(repl, eolLine{l[1:], eol})
 				dl = append(dl, l)
 			}
 		}
 		edits = append(edits, edit{start: start, n: len(old), repl: repl, diff: diffHunk{oldStart: start + 1, lines: dl}})
 		cursor = start + len(old)
 	}
-	var out []string
+	var out []eolLine
+	keep := func(from, to int) {
+		for i := from; i < to; i++ {
+			out = append(out, eolLine{lines[i], ends[i]})
+		}
+	}
 	var hunks []diffHunk
 	pos, shift := 0, 0
 	for _, e := range edits {
-		out = append(out, lines[pos:e.start]...)
+		keep(pos, e.start)
 		out = append(out, e.repl...)
 		pos = e.start + e.n
 		e.diff.newStart = e.start + 1 + shift
 		shift += len(e.repl) - e.n
 		hunks = append(hunks, e.diff)
 	}
-	out = append(out, lines[pos:]...)
-	nl := "\n"
-	if crlf {
-		nl = "\r\n"
+	keep(pos, len(lines))
+	var b strings.Builder
+	for i, l := range out {
+		end := l.end
+		switch {
+		case i == len(out)-1 && !finalNL:
+			end = "" // the file keeps lacking a final newline
+		case end != "\n" && end != "\r\n":
+			end = eol // a formerly last line that now has a successor
+		}
+		b.WriteString(l.text)
+		b.WriteString(end)
 	}
-	res := strings.Join(out, nl)
-	if len(out) > 0 && finalNL {
-		res += nl
+	return b.String(), hunks, nil
+}
+
+// eolLine is a line of a file and the line ending that follows it.
+type eolLine struct {
+	text, end string
+}
+
+// splitLineEnds splits s into lines as splitLines does and also returns
+// the ending of each: "\n", "\r\n", or for a last line without a newline
+// "" (or "\r" when it ends in a lone carriage return).
+func splitLineEnds(s string) (lines, ends []string) {
+	for s != "" {
+		line, rest, found := strings.Cut(s, "\n")
+		end := ""
+		if found {
+			end = "\n"
+		}
+		if t, ok := strings.CutSuffix(line, "\r"); ok {
+			line, end = t, "\r"+end
+		}
+		lines, ends = append(lines, line), append(ends, end)
+		s = rest
 	}
-	return res, hunks, nil
+	return lines, ends
+}
+
+// dominantEOL returns "\r\n" when more lines end with it than with a bare
+// "\n", else "\n".
+func dominantEOL(ends []string) string {
+	crlf, lf := 0, 0
+	for _, e := range ends {
+		switch e {
+		case "\r\n":
+			crlf++
+		case "\n":
+			lf++
+		}
+	}
+	if crlf > lf {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // findLines returns the indexes at or after from where want matches lines,

@@ -198,3 +198,78 @@ func TestV4AMoveFileHeaderAndDiffLimits(t *testing.T) {
 		t.Errorf("long diff not elided:\n%s", out)
 	}
 }
+
+// TestV4AInsertAnchorNotFound: a hunk that only adds lines goes after its
+// @@ anchor; when the anchor is missing the patch fails instead of
+// appending the lines at the end of the file.
+func TestV4AInsertAnchorNotFound(t *testing.T) {
+	dir := t.TempDir()
+	const orig = "func a() {\n}\n\nfunc b() {\n}\n"
+	writeFiles(t, dir, map[string]string{"x.go": orig})
+	mustErr(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: x.go\n@@ func nothere() {\n+\t// new\n*** End Patch"),
+		"Update File x.go", "@@ func nothere() {", "anchor was not found", "No file was changed")
+	// The anchor exists, but only above the previous hunk.
+	mustErr(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: x.go\n@@ func b() {\n-}\n+}\n+// end of b\n@@ func a() {\n+\t// in a\n*** End Patch"),
+		"x.go", "hunk 2", "@@ func a() {", "anchor was not found")
+	if got := readBack(t, filepath.Join(dir, "x.go")); got != orig {
+		t.Errorf("x.go changed to %q", got)
+	}
+	// A found anchor still works, and so does an unanchored addition
+	// (at the end) or one marked *** End of File.
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: x.go\n@@ func a() {\n+\t// in a\n*** End Patch"))
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: x.go\n@@\n+// tail\n*** End Patch"))
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: x.go\n@@ not in the file\n+// eof\n*** End of File\n*** End Patch"))
+	if got := readBack(t, filepath.Join(dir, "x.go")); got != "func a() {\n\t// in a\n}\n\nfunc b() {\n}\n// tail\n// eof\n" {
+		t.Errorf("x.go = %q", got)
+	}
+}
+
+// TestV4AKeepsLineEndings: lines keep their own endings; added lines take
+// the file's dominant one.
+func TestV4AKeepsLineEndings(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"crlf-mostly.txt": "one\r\ntwo\nthree\r\nfour\r\n",
+		"lf-mostly.txt":   "one\ntwo\nthree\r\n",
+		"crlf-noeol.txt":  "a\r\nb",
+	})
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: crlf-mostly.txt\n three\n-four\n+new\n+FOUR\n"+
+		"*** Update File: lf-mostly.txt\n one\n+x\n two\n"+
+		"*** Update File: crlf-noeol.txt\n b\n+c\n*** End of File\n*** End Patch"))
+	for name, want := range map[string]string{
+		"crlf-mostly.txt": "one\r\ntwo\nthree\r\nnew\r\nFOUR\r\n",
+		"lf-mostly.txt":   "one\nx\ntwo\nthree\r\n",
+		"crlf-noeol.txt":  "a\r\nb\r\nc",
+	} {
+		if got := readBack(t, filepath.Join(dir, name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestV4AControlLinesInContent: only lines starting with "***" are control
+// lines; a hunk line starting with ' ', '-' or '+' is content even when it
+// reads like one.
+func TestV4AControlLinesInContent(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"notes.md": "intro\n*** End Patch\nmore\n",
+		"doc.md":   "a\n*** Update File: x\nb\n",
+	})
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: notes.md\n-intro\n+INTRO\n *** End Patch\n-more\n+MORE\n+*** End Patch\n"+
+		"*** Update File: doc.md\n a\n *** Update File: x\n-b\n+B\n*** End Patch"))
+	if got := readBack(t, filepath.Join(dir, "notes.md")); got != "INTRO\n*** End Patch\nMORE\n*** End Patch\n" {
+		t.Errorf("notes.md = %q (the patch ended early)", got)
+	}
+	if got := readBack(t, filepath.Join(dir, "doc.md")); got != "a\n*** Update File: x\nB\n" {
+		t.Errorf("doc.md = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+		t.Errorf("a content line was taken for a header: %v", err)
+	}
+	// Real control lines still work, with trailing blanks.
+	mustOK(t, applyPatchText(t, dir, "*** Begin Patch  \n*** Update File: doc.md \n-a\n+A\n*** End Patch \nignored"))
+	if got := readBack(t, filepath.Join(dir, "doc.md")); got != "A\n*** Update File: x\nB\n" {
+		t.Errorf("doc.md = %q", got)
+	}
+}
