@@ -410,8 +410,12 @@ func (w *tuiWiring) open(demo bool) (ui.Session, error) {
 	return w.switchTo(w.flags)
 }
 
-// switchTo opens a session with flags f and makes it current.
+// switchTo opens a session with flags f and makes it current. It refuses
+// while the current session runs a turn.
 func (w *tuiWiring) switchTo(f app.Flags) (ui.Session, error) {
+	if a := w.agent.get(); a != nil && a.Busy() {
+		return ui.Session{}, fmt.Errorf("a turn is running: /stop it first")
+	}
 	s, err := app.Open(w.ctx, f, w.sink)
 	if err != nil {
 		return ui.Session{}, err
@@ -468,6 +472,8 @@ func (w *tuiWiring) commands() ui.Commands {
 			return out, err
 		},
 		Compress: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+			defer cancel()
 			return w.agent.get().Compress(ctx, "")
 		},
 		Model: func(_ context.Context, spec string) (string, string, error) {

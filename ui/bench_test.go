@@ -11,6 +11,7 @@ import (
 
 	"talaria/loop"
 	"talaria/providers"
+	"talaria/themes"
 )
 
 // benchHistory builds n messages: user questions, markdown answers with
@@ -162,5 +163,54 @@ func BenchmarkFirstFrame(b *testing.B) {
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		_ = m.View()
 		m.shutdown()
+	}
+}
+
+// benchParagraph is paragraph i of a long streamed answer: prose, now and
+// then a list or a code block.
+func benchParagraph(i int) string {
+	switch i % 5 {
+	case 3:
+		return fmt.Sprintf("- point %d about the parser\n- and a **second** one\n\n", i)
+	case 4:
+		return fmt.Sprintf("```go\nfunc step%d() error { return nil }\n```\n\n", i)
+	}
+	return fmt.Sprintf("Paragraph %d: the parser fails because the trailing comma is consumed twice; **fix** it in `skip` and add a test for the case.\n\n", i)
+}
+
+// BenchmarkStreamingAnswerFrame measures one streaming frame of an answer
+// that has grown by a paragraph since the last frame (so its stable
+// boundary moved), with 50 and 400 paragraphs already streamed. Only the
+// new text is rendered, so the cost per frame does not grow with the
+// answer.
+func BenchmarkStreamingAnswerFrame(b *testing.B) {
+	th, _ := themes.Lookup("dark")
+	st := th.Styles()
+	rc := &renderCtx{width: 100, st: &st, md: newMarkdown(th.Glamour())}
+	for _, n := range []int{50, 400} {
+		b.Run(fmt.Sprintf("paragraphs=%d", n), func(b *testing.B) {
+			var a *assistantItem
+			start := func() {
+				a = &assistantItem{streaming: true}
+				for i := range n {
+					a.write(benchParagraph(i))
+				}
+				a.flush()
+				a.render(rc)
+			}
+			start()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i%50 == 49 { // keep the answer near n paragraphs
+					b.StopTimer()
+					start()
+					b.StartTimer()
+				}
+				a.write(benchParagraph(n + i%50))
+				a.flush()
+				_ = a.render(rc)
+			}
+		})
 	}
 }

@@ -41,6 +41,7 @@ type streamText struct {
 	buf     strings.Builder
 	flushed int
 	ver     int
+	epoch   int // bumped when set replaces the text: caches of it are stale
 }
 
 func (s *streamText) write(t string) { s.buf.WriteString(t) }
@@ -54,6 +55,7 @@ func (s *streamText) set(t string) {
 	}
 	s.buf.Reset()
 	s.buf.WriteString(t)
+	s.epoch++
 	s.flush()
 }
 
@@ -74,13 +76,17 @@ type assistantItem struct {
 	streamText
 	streaming bool
 	note      string // shown under the answer, e.g. "interrupted"
-	prefix    prefixCache
+	chunks    chunkCache
 }
 
-// prefixCache holds the rendered stable prefix of a streaming answer.
-type prefixCache struct {
-	n, width, gen int
-	lines         []string
+// chunkCache holds the rendered stable part of a streaming answer: the
+// text between successive stable boundaries, each piece rendered once,
+// when the boundary moved past it, and the pieces joined by blank lines.
+type chunkCache struct {
+	width, gen, epoch int
+	end               int       // bytes of the text the chunks cover
+	prev              blockKind // the last non-blank line before end
+	lines             []string
 }
 
 func (a *assistantItem) version() int { return a.ver }
@@ -92,7 +98,7 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	if a.streaming {
 		lines = a.renderStreaming(rc, w)
 	} else {
-		lines = rc.md.render(a.text(), w)
+		lines = rc.md.render(sanitize(a.text()), w)
 	}
 	if a.note != "" {
 		lines = append(lines, rc.st.Muted.Render("("+a.note+")"))
@@ -107,25 +113,33 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	return lines
 }
 
-// renderStreaming renders the stable prefix once (cached) and re-renders
-// only the tail after it.
+// renderStreaming renders the text that became stable since the last
+// frame as a new chunk, and the unstable tail after it, so a frame costs
+// the size of the new text, not of the whole answer. Only complete lines
+// decide where the stable part ends (a partial "-" may yet become a list
+// item). A new width or theme renders the stable part again, once; the
+// answer is rendered whole when it completes.
 func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
 	text := a.text()
-	b := stableBoundary(text)
-	if b <= 0 {
-		return rc.md.render(text, w)
+	c := &a.chunks
+	if c.width != w || c.gen != rc.gen || c.epoch != a.epoch || c.end > len(text) {
+		*c = chunkCache{width: w, gen: rc.gen, epoch: a.epoch}
 	}
-	if a.prefix.n != b || a.prefix.width != w || a.prefix.gen != rc.gen || a.prefix.lines == nil {
-		a.prefix = prefixCache{n: b, width: w, gen: rc.gen, lines: rc.md.render(text[:b], w)}
+	complete := text[:strings.LastIndexByte(text, '\n')+1]
+	if b := stableBoundaryFrom(complete, c.end, c.prev); b > c.end {
+		c.lines = joinBlocks(c.lines, rc.md.render(sanitize(text[c.end:b]), w))
+		c.end, c.prev = b, lastKind(text[:b])
 	}
-	tail := rc.md.render(text[b:], w)
-	out := make([]string, 0, len(a.prefix.lines)+1+len(tail))
-	out = append(out, a.prefix.lines...)
-	if len(tail) > 0 {
-		out = append(out, "")
-		out = append(out, tail...)
+	tail := rc.md.render(sanitize(text[c.end:]), w)
+	return joinBlocks(append(make([]string, 0, len(c.lines)+1+len(tail)), c.lines...), tail)
+}
+
+// joinBlocks appends block b to lines, a blank line between them.
+func joinBlocks(lines, b []string) []string {
+	if len(lines) > 0 && len(b) > 0 {
+		lines = append(lines, "")
 	}
-	return out
+	return append(lines, b...)
 }
 
 // reasoningItem is the model's visible thinking: one line by default,
@@ -139,7 +153,7 @@ func (r *reasoningItem) version() int { return r.ver }
 func (r *reasoningItem) live() bool   { return false }
 
 func (r *reasoningItem) render(rc *renderCtx) []string {
-	text := strings.TrimSpace(r.text())
+	text := strings.TrimSpace(sanitize(r.text()))
 	words := len(strings.Fields(text))
 	label := fmt.Sprintf("thought · %d words", words)
 	if r.streaming {
@@ -204,10 +218,12 @@ func (n *noticeItem) render(rc *renderCtx) []string {
 	return lines
 }
 
-// wrapText wraps plain text to w columns, keeping its line breaks.
+// wrapText wraps plain text to w columns, keeping its line breaks. The
+// text is sanitized first: escape sequences and control characters are
+// dropped.
 func wrapText(s string, w int) []string {
 	w = max(1, w)
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", "    ")
+	s = strings.ReplaceAll(sanitize(strings.ReplaceAll(s, "\r\n", "\n")), "\t", "    ")
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
 		if ansi.StringWidth(line) <= w {

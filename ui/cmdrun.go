@@ -12,9 +12,12 @@ import (
 )
 
 // commandResultMsg carries the result of a command callback back to
-// Update; apply runs there, on the UI goroutine.
+// Update; apply runs there, on the UI goroutine. settles marks the result
+// of the pending command (see Model.pending): it ends the wait, and what
+// was queued meanwhile is sent.
 type commandResultMsg struct {
-	apply func(m *Model) tea.Cmd
+	apply   func(m *Model) tea.Cmd
+	settles bool
 }
 
 // runCommand executes a slash command.
@@ -104,25 +107,53 @@ func (m *Model) external(name, args string) tea.Cmd {
 		m.notice(noticeMuted, "/"+name+" is not available yet")
 		return nil
 	}
-	if m.turn.busy && name != "sessions" {
-		m.notice(noticeWarn, "/"+name+" waits for the turn to end · esc interrupts it")
+	if name == "sessions" || (name == "resume" && args == "" && cb.Sessions != nil) {
+		return listSessions(m.ctx, cb)
+	}
+	if name == "model" && args == "" {
+		return m.switchModel(m.ctx, args)
+	}
+	if !m.mayChangeSession("/" + name) {
 		return nil
 	}
+	m.setPending(name)
 	ctx := m.ctx
-	switch {
-	case name == "new":
+	switch name {
+	case "new":
 		return func() tea.Msg { s, err := cb.New(ctx); return sessionResult(s, err) }
-	case name == "sessions" || (name == "resume" && args == "" && cb.Sessions != nil):
-		return listSessions(ctx, cb)
-	case name == "resume":
+	case "resume":
 		return func() tea.Msg { s, err := cb.Resume(ctx, args); return sessionResult(s, err) }
-	case name == "model":
+	case "model":
 		return m.switchModel(ctx, args)
 	}
 	return func() tea.Msg {
 		err := cb.Compress(ctx)
-		return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("/compress", err) }}
+		return commandResultMsg{settles: true, apply: func(m *Model) tea.Cmd { return m.reportErr("/compress", err) }}
 	}
+}
+
+// mayChangeSession reports whether what (a command, or resuming from the
+// picker) may start now: not while a turn runs, nor while another such
+// command is still running. It says why not.
+func (m *Model) mayChangeSession(what string) bool {
+	switch {
+	case m.turn.busy:
+		m.notice(noticeWarn, what+" waits for the turn to end · esc interrupts it")
+	case m.pending != "":
+		m.notice(noticeWarn, what+" waits for /"+m.pending+" to finish")
+	default:
+		return true
+	}
+	return false
+}
+
+// setPending records that command name runs in the background: until its
+// result comes, Enter queues messages instead of starting a turn (see
+// startTurn), because the turn would run on the agent the command is
+// replacing or compressing.
+func (m *Model) setPending(name string) {
+	m.pending = name
+	m.chromeDirty = true
 }
 
 // listSessions fetches the sessions for the picker; without a Resume
@@ -153,7 +184,7 @@ func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
 	cb := m.opts.Commands.Model
 	return func() tea.Msg {
 		p, name, err := cb(ctx, spec)
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		return commandResultMsg{settles: true, apply: func(m *Model) tea.Cmd {
 			if err != nil {
 				return m.reportErr("/model", err)
 			}
@@ -167,7 +198,7 @@ func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
 
 // sessionResult switches the screen to a new or resumed session.
 func sessionResult(s Session, err error) tea.Msg {
-	return commandResultMsg{apply: func(m *Model) tea.Cmd {
+	return commandResultMsg{settles: true, apply: func(m *Model) tea.Cmd {
 		if err != nil {
 			return m.reportErr("session", err)
 		}
@@ -189,12 +220,19 @@ func (m *Model) printSessions(list []SessionInfo) {
 	m.notice(noticeInfo, b.String())
 }
 
-// handleCommandResult applies a callback's result.
+// handleCommandResult applies a callback's result; the pending
+// command's result also sends what was queued while it ran.
 func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
-	if msg.apply == nil {
-		return nil
+	var cmd tea.Cmd
+	if msg.apply != nil {
+		cmd = msg.apply(m)
 	}
-	return msg.apply(m)
+	if !msg.settles {
+		return cmd
+	}
+	m.pending = ""
+	m.chromeDirty = true
+	return tea.Batch(cmd, m.sendNext())
 }
 
 // reportErr shows a failed command.
@@ -206,18 +244,20 @@ func (m *Model) reportErr(what string, err error) tea.Cmd {
 }
 
 // switchSession replaces the agent, the event channel and the transcript.
+// It refuses while a turn runs: the screen would go idle over a turn that
+// goes on. Messages queued while the switch was on its way stay queued,
+// for the new session.
 func (m *Model) switchSession(s Session) tea.Cmd {
+	if m.turn.busy {
+		m.notice(noticeWarn, "the session was not switched on screen: a turn is running · esc interrupts it, then try again")
+		return nil
+	}
 	if s.Agent != nil {
 		m.agent = s.Agent
 	}
-	var cmd tea.Cmd
-	if s.Events != nil {
-		m.events = s.Events
-		m.evGen++
-		cmd = waitEvents(m.events, m.evGen)
-	}
+	cmd := m.replaceEvents(s.Events)
 	m.ses = sessionInfo{provider: or(s.Provider, m.ses.provider), model: or(s.Model, m.ses.model), cwd: m.ses.cwd, id: s.ID}
-	m.turn = turnState{seq: m.turn.seq}
+	m.turn = turnState{seq: m.turn.seq, queue: m.turn.queue}
 	m.beginLive()
 	m.live.phase = phaseIdle
 	m.tr.reset()

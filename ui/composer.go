@@ -26,6 +26,7 @@ type composer struct {
 	histIdx int    // len(history) while editing a fresh draft
 	draft   string // the draft saved while browsing history
 	pastes  []paste
+	pasteN  int // long pastes so far; numbers their labels
 }
 
 // paste is a long paste shown as its label and sent as its text.
@@ -65,7 +66,8 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 func (c *composer) value() string { return c.ed.value() }
 
 // expanded returns the text to send: each paste placeholder still present
-// is replaced by its pasted text.
+// is replaced by its pasted text. Labels are unique (see insertPaste), so
+// a placeholder always stands for its own paste.
 func (c *composer) expanded() string {
 	v := c.ed.value()
 	for _, p := range c.pastes {
@@ -74,13 +76,27 @@ func (c *composer) expanded() string {
 	return v
 }
 
-// insertPaste inserts a placeholder for a long paste.
+// insertPaste inserts a placeholder for a long paste. Its label is new
+// for this input, numbered after the first ("[pasted 30 lines #2]"), and
+// pastes whose placeholder was deleted are forgotten.
 func (c *composer) insertPaste(text string) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
-	label := fmt.Sprintf("[pasted %d lines]", n)
-	for i := 2; strings.Contains(c.ed.value(), label); i++ {
-		label = fmt.Sprintf("[pasted %d lines #%d]", n, i)
+	v := c.ed.value() + "\n" + c.draft // a draft saved while browsing history keeps its pastes
+	kept := c.pastes[:0]
+	for _, p := range c.pastes {
+		if strings.Contains(v, p.label) {
+			kept = append(kept, p)
+		}
+	}
+	c.pastes = kept
+	var label string
+	for label == "" || strings.Contains(v, label) {
+		c.pasteN++
+		label = fmt.Sprintf("[pasted %d lines]", n)
+		if c.pasteN > 1 {
+			label = fmt.Sprintf("[pasted %d lines #%d]", n, c.pasteN)
+		}
 	}
 	c.pastes = append(c.pastes, paste{label: label, text: text})
 	c.ed.insert(label)
@@ -102,7 +118,7 @@ func (c *composer) commit(text string) {
 // clear empties the input and forgets pastes and history browsing.
 func (c *composer) clear() {
 	c.ed.setValue("")
-	c.pastes = nil
+	c.pastes, c.pasteN = nil, 0
 	c.histIdx = len(c.history)
 	c.draft = ""
 }

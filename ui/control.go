@@ -31,6 +31,7 @@ type turnState struct {
 	finishedSeen bool // turn.finished arrived for the running turn
 	awaitingEcho bool // the next turn.started echoes input we already show
 	number       int  // the current turn, from turn.started
+	floor        int  // events of turns before this one are stale
 	seq          int  // Run calls made; tags runDoneMsg
 	started      time.Time
 
@@ -80,8 +81,15 @@ func (m *Model) submit() tea.Cmd {
 
 // startTurn shows the user message and runs a turn for it. Busy is set
 // here, before the command runs, so a fast second Enter cannot start a
-// second turn.
+// second turn. While a command that replaces or compresses the session
+// runs, the text is queued instead: the turn would run on the agent being
+// replaced, or be refused by the one compressing.
 func (m *Model) startTurn(text string) tea.Cmd {
+	if m.pending != "" {
+		m.turn.queue = append(m.turn.queue, text)
+		m.chromeDirty = true
+		return m.setHint("queued: /"+m.pending+" is still running", 3*time.Second)
+	}
 	m.addUser(text, false)
 	if m.agent == nil {
 		m.notice(noticeError, "No agent is configured, so nothing was sent.")
@@ -89,6 +97,9 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	}
 	m.turn.busy, m.turn.runInFlight, m.turn.finishedSeen = true, true, false
 	m.turn.awaitingEcho = true
+	if m.turn.number > 0 {
+		m.turn.floor = m.turn.number + 1 // a late event of the last turn is not this one's
+	}
 	m.turn.seq++
 	m.turn.started = m.clock()
 	m.ui.now = m.turn.started
@@ -176,6 +187,16 @@ func (m *Model) finishTurn() tea.Cmd {
 	m.turn.busy, m.turn.awaitingEcho = false, false
 	m.endLive()
 	m.chromeDirty = true
+	return m.sendNext()
+}
+
+// sendNext sends, when idle, what waits: the pending steer the last turn
+// handed back first, then the queue. While a session command runs it
+// waits for its result.
+func (m *Model) sendNext() tea.Cmd {
+	if m.turn.busy || m.pending != "" {
+		return nil
+	}
 	next := m.turn.next
 	m.turn.next = ""
 	if next == "" && len(m.turn.queue) > 0 {

@@ -113,27 +113,73 @@ func (m *Model) approvalStyle(r *dialogRequest) lipgloss.Style {
 
 // approvalParts lays out an approval: the tool, what the call does, the
 // destructive warning, the arguments, then the choices or the reason
-// input.
+// input. A command is always shown whole (see commandPart); an argument
+// is left out only when the summary shows it whole. Everything the model
+// wrote is sanitized first.
 func (m *Model) approvalParts(r *dialogRequest) []boxPart {
 	st, w := m.look.st, m.innerWidth()
 	req := r.approval
 	summary, why := splitDestructive(req)
-	title := st.Strong.Render("Allow ") + st.ToolName.Render(req.Tool) + st.Strong.Render("?") + m.waitingNote()
-	parts := []boxPart{
-		{lines: []string{ansi.Truncate(title, w, "…")}},
-		{lines: styled(st.Text, capLines(wrapText(summary, w), summaryLines, w)), rank: 3, keep: 1},
+	summary, why = sanitize(summary), sanitize(why)
+	title := st.Strong.Render("Allow ") + st.ToolName.Render(oneLine(req.Tool)) + st.Strong.Render("?") + m.waitingNote()
+	text, named := commandSummary(req, summary)
+	wrapped := wrapText(summary, w)
+	whole := !named && len(wrapped) <= summaryLines && !strings.HasSuffix(summary, "…")
+	shown := ""
+	if whole {
+		shown = summary // an argument it shows whole need not be repeated
+	}
+	var skip []string
+	if _, has := commandArg(req.Args); has {
+		skip = []string{"command"} // shown on its own, whole
+	}
+	args := m.argPreview(req, shown, w, skip...)
+	end := m.approvalEnd(r, w)
+	// The command gets the room the title, the warning, the choices or
+	// the input, the arguments, a blank line and the key hints leave.
+	room := m.high - 3 - 1 - partLines(end, 0) - len(args) - 2 // status line and two borders
+	if req.Destructive {
+		room--
+	}
+	parts := []boxPart{{lines: []string{ansi.Truncate(title, w, "…")}}}
+	if named {
+		parts = append(parts, m.commandPart(text, w, room, false))
+	} else {
+		parts = append(parts, boxPart{lines: styled(st.Text, capLines(wrapped, summaryLines, w)), rank: 3, keep: 1})
+		if cmd, has := commandArg(req.Args); has && !(whole && inSummary(summary, cmd)) {
+			parts = append(parts, m.commandPart("command: "+cmd, w, room-1, true))
+		}
 	}
 	if req.Destructive {
 		parts = append(parts, boxPart{lines: []string{st.Error.Render(ansi.Truncate("⚠ destructive: "+why, w, "…"))}})
 	}
-	parts = append(parts, boxPart{lines: m.argPreview(req, summary, w), rank: 1}, boxPart{lines: []string{""}, rank: 2})
+	parts = append(parts, boxPart{lines: args, rank: 1}, boxPart{lines: []string{""}, rank: 2})
+	return append(parts, end...)
+}
+
+// approvalEnd is the end of an approval box: the choices, or the reason
+// input, and the key hints.
+func (m *Model) approvalEnd(r *dialogRequest, w int) []boxPart {
+	st := m.look.st
 	if m.modal.typing {
-		return append(parts,
-			boxPart{lines: []string{st.Text.Render(ansi.Truncate("Tell the model why not (optional):", w, "…"))}, rank: 4},
+		return []boxPart{
+			{lines: []string{st.Text.Render(ansi.Truncate("Tell the model why not (optional):", w, "…"))}, rank: 4},
 			m.inputPart(m.modal.input, "› ", "optional reason"),
-			m.footer("enter send · esc deny without a reason"))
+			m.footer("enter send · esc deny without a reason"),
+		}
 	}
-	return append(parts, boxPart{lines: m.optionLines(dialogOptions(r), w)}, m.footer("↑↓ move · enter confirm · esc deny"))
+	return []boxPart{{lines: m.optionLines(dialogOptions(r), w)}, m.footer("↑↓ move · enter confirm · esc deny")}
+}
+
+// partLines counts the lines of the parts of the given rank.
+func partLines(parts []boxPart, rank int) int {
+	n := 0
+	for _, p := range parts {
+		if p.rank == rank {
+			n += len(p.lines)
+		}
+	}
+	return n
 }
 
 // clarifyParts lays out a question: the question, then its choices or the
@@ -166,8 +212,13 @@ func (m *Model) waitingNote() string {
 	return ""
 }
 
-// footer is a box's key hint line; it goes early when the screen is short.
+// footer is a box's key hint line; it goes early when the screen is
+// short. While the question on screen is not armed yet (see
+// dialogArmDelay) it is a faint "…".
 func (m *Model) footer(text string) boxPart {
+	if m.dialog() != nil && !m.modal.armed {
+		text = "…"
+	}
 	return boxPart{lines: []string{m.look.st.Faint.Render(ansi.Truncate(text, m.innerWidth(), "…"))}, rank: 2}
 }
 
@@ -216,29 +267,33 @@ func (m *Model) inputPart(ed editor, prompt, placeholder string) boxPart {
 	return boxPart{lines: rows, input: true, inset: inset}
 }
 
-// argPreview draws the first lines of a call's arguments, leaving out
-// what the summary already says.
-func (m *Model) argPreview(req tools.ApprovalRequest, summary string, w int) []string {
-	raw := previewArgs(req.Tool, req.Args, summary)
-	st := m.look.st
+// argPreview draws the first lines of a call's arguments, long values
+// wrapped, leaving out the skipped keys and what the summary already
+// says.
+func (m *Model) argPreview(req tools.ApprovalRequest, summary string, w int, skip ...string) []string {
+	st, lw := m.look.st, max(1, w-2)
 	gutter := st.ToolRule.Render("│ ")
+	var raw []string
+	for _, l := range previewArgs(req.Tool, req.Args, summary, skip...) {
+		raw = append(raw, wrapHanging(l, lw)...)
+	}
 	var out []string
 	for i, l := range raw {
 		if i == argLines-1 && len(raw) > argLines {
 			out = append(out, gutter+st.Faint.Render(fmt.Sprintf("… +%d more lines", len(raw)-i)))
 			break
 		}
-		out = append(out, gutter+st.ToolArgs.Render(ansi.Truncate(l, max(1, w-2), "…")))
+		out = append(out, gutter+st.ToolArgs.Render(l))
 	}
 	return out
 }
 
-// previewArgs turns a call's JSON arguments into plain lines: "key: value"
-// for short values, a multi-line string under its key, indented. The
-// tool's main arguments come first, and a value the summary already shows
-// is left out.
-func previewArgs(tool, args, summary string) []string {
-	args = strings.TrimSpace(args)
+// previewArgs turns a call's JSON arguments into plain, sanitized lines:
+// "key: value" for short values, a multi-line string under its key,
+// indented. The tool's main arguments come first; the skipped keys, and a
+// value the summary already shows, are left out.
+func previewArgs(tool, args, summary string, skip ...string) []string {
+	args = strings.TrimSpace(sanitize(args))
 	var obj map[string]any
 	if err := json.Unmarshal([]byte(args), &obj); err != nil {
 		if args == "" {
@@ -248,10 +303,15 @@ func previewArgs(tool, args, summary string) []string {
 	}
 	var lines []string
 	for _, k := range argOrder(tool, obj) {
-		s, isString := obj[k].(string)
+		if slices.Contains(skip, k) {
+			continue
+		}
+		v := obj[k]
+		s, isString := v.(string)
+		s, k = sanitize(s), sanitize(k) // JSON escapes hid control characters from the first pass
 		switch {
 		case !isString:
-			b, _ := json.Marshal(obj[k])
+			b, _ := json.Marshal(v)
 			lines = append(lines, k+": "+string(b))
 		case !strings.Contains(s, "\n"):
 			if !inSummary(summary, s) {
@@ -310,6 +370,19 @@ func splitDestructive(req tools.ApprovalRequest) (summary, why string) {
 		return summary[:i], summary[i+len(mark) : len(summary)-1]
 	}
 	return summary, "this command may delete or overwrite data"
+}
+
+// wrapHanging wraps s to w columns without losing a character, the
+// lines after the first indented by two columns.
+func wrapHanging(s string, w int) []string {
+	first, _, _ := strings.Cut(ansi.Hardwrap(s, w, true), "\n")
+	out := []string{first}
+	if rest := s[len(first):]; rest != "" {
+		for _, l := range strings.Split(ansi.Hardwrap(rest, max(1, w-2), true), "\n") {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
 }
 
 // capLines keeps at most n lines, marking a cut with "…".

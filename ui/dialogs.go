@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -40,8 +41,9 @@ func NewDialogs() *Dialogs {
 
 // Approve asks the user whether a tool call may run. Its signature is the
 // prompt of tools.NewApprover. The user allows it once (y or Enter), for
-// the session (a; not offered for destructive commands) or denies it (n,
-// with an optional reason; Esc denies without one).
+// the session (a; not offered when the request has Destructive or
+// NoSessionScope set) or denies it (n, with an optional reason; Esc
+// denies without one).
 func (d *Dialogs) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.ApprovalDecision, error) {
 	a, err := d.ask(ctx, &dialogRequest{kind: dialogApproval, approval: req})
 	return a.decision, err
@@ -172,6 +174,11 @@ type modalState struct {
 	// to the latest one is shown.
 	searchSeq int
 
+	// shownAt is when the question on screen appeared; it takes no
+	// answer before dialogArmDelay has passed (armed).
+	shownAt time.Time
+	armed   bool
+
 	// Where the cursor goes inside the modal box, set when it is drawn.
 	cursorX, cursorY int
 	cursorOK         bool
@@ -192,11 +199,12 @@ func (m *Model) dialog() *dialogRequest {
 // watching for its caller to give up, and re-arms the wait.
 func (m *Model) handleDialog(msg dialogMsg) tea.Cmd {
 	m.modal.queue = append(m.modal.queue, msg.req)
+	var show tea.Cmd
 	if len(m.modal.queue) == 1 {
-		m.showDialog()
+		show = m.showDialog()
 	}
 	m.chromeDirty = true
-	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from))
+	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show)
 }
 
 // handleDialogSettled drops a request whose caller returned without an
@@ -207,24 +215,42 @@ func (m *Model) handleDialogSettled(msg dialogSettledMsg) tea.Cmd {
 		return nil
 	}
 	m.modal.queue = slices.Delete(m.modal.queue, i, i+1)
-	if i == 0 {
-		m.showDialog()
-	}
 	m.chromeDirty = true
+	if i == 0 {
+		return m.showDialog()
+	}
 	return nil
 }
 
-// showDialog resets the controls for the question now first in line. An
-// open question without choices starts in its text input.
-func (m *Model) showDialog() {
+// dialogArmDelay is how long a question takes no answer after it
+// appears, so that keys typed for the composer (Enter, y, 1) just before
+// it did cannot answer it.
+const dialogArmDelay = 400 * time.Millisecond
+
+// showDialog resets the controls for the question now first in line and
+// starts its arming delay (the frame tick redraws it once armed). An open
+// question without choices starts in its text input.
+func (m *Model) showDialog() tea.Cmd {
 	m.modal.sel, m.modal.typing = 0, false
 	r := m.dialog()
 	if r == nil {
-		return
+		return nil
 	}
+	m.modal.shownAt, m.modal.armed = m.clock(), false
 	if r.kind == dialogClarify && len(r.choices) == 0 {
 		m.openInput()
 	}
+	return m.ensureTicking()
+}
+
+// dialogArmed reports whether the question on screen takes answers yet
+// (see dialogArmDelay).
+func (m *Model) dialogArmed() bool {
+	if !m.modal.armed && m.dialog() != nil && !m.clock().Before(m.modal.shownAt.Add(dialogArmDelay)) {
+		m.modal.armed = true
+		m.chromeDirty = true
+	}
+	return m.modal.armed
 }
 
 // openInput opens the question's text input, empty.
@@ -243,9 +269,9 @@ func (m *Model) answer(a dialogAnswer) tea.Cmd {
 		return nil
 	}
 	m.modal.queue = m.modal.queue[1:]
-	m.showDialog()
+	show := m.showDialog()
 	m.chromeDirty = true
-	return func() tea.Msg { r.reply <- a; return nil }
+	return tea.Batch(func() tea.Msg { r.reply <- a; return nil }, show)
 }
 
 // dismissAll answers every question waiting with a denial (or no answer)

@@ -17,10 +17,19 @@ import (
 func withDialogs(d *Dialogs) func(*Options) { return func(o *Options) { o.Dialogs = d } }
 
 // showNext takes the next request an Approve or Ask call put in the
-// channel and shows it, the way the re-armed wait would. The wait itself
-// is not re-armed (like h.events): an abandoned waiter would steal the
-// next request.
+// channel and shows it, the way the re-armed wait would, then lets its
+// arming delay pass (see arm). The wait itself is not re-armed (like
+// h.events): an abandoned waiter would steal the next request.
 func (h *harness) showNext(d *Dialogs) *dialogRequest {
+	h.t.Helper()
+	r := h.showNextUnarmed(d)
+	h.arm()
+	return r
+}
+
+// showNextUnarmed is showNext without waiting: the dialog ignores
+// answering keys for now.
+func (h *harness) showNextUnarmed(d *Dialogs) *dialogRequest {
 	h.t.Helper()
 	select {
 	case r := <-d.reqs:
@@ -30,6 +39,13 @@ func (h *harness) showNext(d *Dialogs) *dialogRequest {
 		h.t.Fatal("no dialog request arrived")
 		return nil
 	}
+}
+
+// arm lets the arming delay of the question on screen pass: the clock
+// moves on and a frame tick redraws it.
+func (h *harness) arm() {
+	h.clk.advance(dialogArmDelay)
+	h.send(frameMsg{})
 }
 
 type approveResult struct {
@@ -180,6 +196,7 @@ func TestDialogsShownOneAtATimeInOrder(t *testing.T) {
 			}
 		}
 		key := []string{"y", "a", "esc"}[i]
+		h.arm() // each question waits its own delay
 		h.key(key)
 		got := result(t, results[cmd])
 		if want := key != "esc"; got.d.Allow != want || got.err != nil {
@@ -224,6 +241,7 @@ func TestDialogClosesWhenContextEnds(t *testing.T) {
 		t.Errorf("Approve returned %v, want context.Canceled", got.err)
 	}
 	h.send(watchDialog(r1)())
+	h.arm()
 	contains(t, h.screen(), "three?")
 	if strings.Contains(h.screen(), "Run: one") {
 		t.Error("the cancelled dialog is still shown")
@@ -405,7 +423,8 @@ func TestProgramDialogs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	d := NewDialogs()
-	o := &observed{Model: New(Options{Agent: &fakeAgent{}, Dialogs: d, NoColor: true}), heads: make(chan string, 16)}
+	clk := &clock{now: t0}
+	o := &observed{Model: New(Options{Agent: &fakeAgent{}, Dialogs: d, NoColor: true, Now: clk.Now}), heads: make(chan string, 16)}
 	p := tea.NewProgram(o, tea.WithInput(nil), tea.WithOutput(&strings.Builder{}), tea.WithWindowSize(80, 24),
 		tea.WithoutSignals(), tea.WithContext(ctx))
 	done := make(chan error, 1)
@@ -441,6 +460,7 @@ func TestProgramDialogs(t *testing.T) {
 			continue // the next one is still on its way
 		}
 		seen[head]++
+		clk.advance(dialogArmDelay) // the question takes answers from now on
 		switch head {
 		case "Run: make a":
 			p.Send(keyMsg("y"))

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,13 +23,24 @@ type eventsMsg struct {
 }
 
 // waitEvents blocks for one event, then takes whatever else is already
-// queued, so bursts of deltas cost one Update. Update re-arms it.
-func waitEvents(ch <-chan loop.Event, gen int) tea.Cmd {
+// queued, so bursts of deltas cost one Update. Update re-arms it. Closing
+// stop (the channel was replaced, or the screen is gone) ends the wait
+// with no message, so an abandoned wait neither takes an event meant for
+// its successor nor leaks its goroutine.
+func waitEvents(ch <-chan loop.Event, gen int, stop <-chan struct{}) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		ev, ok := <-ch
+		var (
+			ev loop.Event
+			ok bool
+		)
+		select {
+		case <-stop:
+			return nil
+		case ev, ok = <-ch:
+		}
 		if !ok {
 			return eventsMsg{gen: gen, closed: true}
 		}
@@ -48,6 +60,32 @@ func waitEvents(ch <-chan loop.Event, gen int) tea.Cmd {
 	}
 }
 
+// stopChannel returns a channel that closes when stop is called or
+// parent ends.
+func stopChannel(parent context.Context) (<-chan struct{}, context.CancelFunc) {
+	ctx, stop := context.WithCancel(parent)
+	return ctx.Done(), stop
+}
+
+// waitEvents waits on the current event channel.
+func (m *Model) waitEvents() tea.Cmd { return waitEvents(m.events, m.evGen, m.evDone) }
+
+// replaceEvents switches to another event channel: the wait on the old
+// one ends (its goroutine returns without taking an event), and batches
+// it already took are dropped by their generation. It returns the wait
+// on the new channel. The same channel again changes nothing: its wait
+// keeps running, and a second one would steal its batches.
+func (m *Model) replaceEvents(ch <-chan loop.Event) tea.Cmd {
+	if ch == nil || ch == m.events {
+		return nil
+	}
+	m.evStop()
+	m.evDone, m.evStop = stopChannel(m.ctx)
+	m.events = ch
+	m.evGen++
+	return m.waitEvents()
+}
+
 // handleEvents applies a batch and re-arms the wait.
 func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
 	if msg.gen != m.evGen {
@@ -62,15 +100,18 @@ func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
 		cmds = append(cmds, m.applyEvent(ev))
 	}
 	if !msg.closed {
-		cmds = append(cmds, waitEvents(m.events, m.evGen))
+		cmds = append(cmds, m.waitEvents())
 	}
 	return tea.Batch(cmds...)
 }
 
 // applyEvent turns one event into screen state. Events of a turn older
-// than the current one are dropped.
+// than the current one are dropped: the current turn is the one
+// turn.started named last or, once the screen started a turn whose
+// turn.started has not come yet, any turn after that one (see
+// turnState.floor).
 func (m *Model) applyEvent(ev loop.Event) tea.Cmd {
-	if h := ev.Meta(); h.Turn != 0 && h.Turn < m.turn.number {
+	if h := ev.Meta(); h.Turn != 0 && h.Turn < max(m.turn.number, m.turn.floor) {
 		return nil
 	}
 	switch e := ev.(type) {

@@ -299,15 +299,15 @@ func TestWaitEventsDrainsInBatches(t *testing.T) {
 	for i := range 3 {
 		ch <- &loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: string(rune('a' + i))}
 	}
-	msg := waitEvents(ch, 7)().(eventsMsg)
+	msg := waitEvents(ch, 7, nil)().(eventsMsg)
 	if msg.gen != 7 || len(msg.evs) != 3 || msg.closed {
 		t.Fatalf("batch = gen %d, %d events, closed %v", msg.gen, len(msg.evs), msg.closed)
 	}
 	close(ch)
-	if msg := waitEvents(ch, 7)().(eventsMsg); !msg.closed {
+	if msg := waitEvents(ch, 7, nil)().(eventsMsg); !msg.closed {
 		t.Error("closed channel not reported")
 	}
-	if waitEvents(nil, 0) != nil {
+	if waitEvents(nil, 0, nil) != nil {
 		t.Error("nil channel should give no command")
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -86,12 +87,13 @@ func (m *Model) editInput(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// handleTab completes a command name being typed; otherwise, while busy,
-// it queues the input for the next turn.
+// handleTab completes a command name being typed; otherwise, while busy
+// (or while a session command runs), it queues the input for the next
+// turn. Blank input is not queued.
 func (m *Model) handleTab() tea.Cmd {
-	if m.turn.busy && !m.popupOpen() {
+	if (m.turn.busy || m.pending != "") && !m.popupOpen() {
 		text := m.comp.expanded()
-		if text == "" {
+		if strings.TrimSpace(text) == "" {
 			return nil
 		}
 		m.comp.commit(text)

@@ -365,3 +365,23 @@ func TestTabWhileBusy(t *testing.T) {
 	contains(t, h.screen(), "usage · input")
 	wantCalls(t, h, "run:first")
 }
+
+// TestDeletedPastePlaceholderNotReused: paste A, delete its placeholder,
+// paste B (same line count): Enter sends B, not A.
+func TestDeletedPastePlaceholderNotReused(t *testing.T) {
+	h := newHarness(t)
+	h.agent.block = make(chan struct{})
+	a, b := strings.Repeat("secret A\n", 30), strings.Repeat("public B\n", 30)
+	h.send(tea.PasteMsg{Content: a})
+	h.key("ctrl+u") // deletes the placeholder
+	if v := h.m.comp.value(); v != "" {
+		t.Fatalf("composer = %q", v)
+	}
+	h.typeText("see ")
+	h.send(tea.PasteMsg{Content: b})
+	if len(h.m.comp.pastes) != 1 {
+		t.Errorf("the deleted paste is still kept: %d pastes", len(h.m.comp.pastes))
+	}
+	h.key("enter")
+	wantCalls(t, h, "run:see "+b)
+}

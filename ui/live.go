@@ -186,7 +186,8 @@ func frameTick() tea.Cmd {
 
 // needsTick reports whether anything on screen still moves.
 func (m *Model) needsTick() bool {
-	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive
+	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive ||
+		(m.dialog() != nil && !m.modal.armed)
 }
 
 // handleFrame advances spinners and countdowns and flushes streamed text.
@@ -198,6 +199,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		m.chromeDirty = true
 	}
 	m.flushStreams()
+	m.dialogArmed()
 	if m.tr.hasLive {
 		m.trDirty = true
 	}

@@ -15,6 +15,7 @@ import (
 type markdown struct {
 	style   gansi.StyleConfig
 	byWidth map[int]*glamour.TermRenderer
+	bytes   int // text handed to glamour so far, for tests and benchmarks
 }
 
 func newMarkdown(style gansi.StyleConfig) *markdown {
@@ -38,6 +39,7 @@ func (md *markdown) render(text string, w int) []string {
 		}
 		md.byWidth[w] = r
 	}
+	md.bytes += len(text)
 	out, err := r.Render(text)
 	if err != nil {
 		return wrapText(text, w)
@@ -99,14 +101,20 @@ func trimStyledRight(s string) string {
 // that does not split a list, table, quote or indented block. Text before
 // it renders the same however the stream goes on. It returns 0 when there
 // is none.
-func stableBoundary(text string) int {
+func stableBoundary(text string) int { return stableBoundaryFrom(text, 0, blockText) }
+
+// stableBoundaryFrom is stableBoundary for a text whose first from bytes
+// are known to be stable: from is 0 or a boundary found before in a
+// shorter version of the text, and prev is lastKind(text[:from]). It
+// scans only text[from:], and returns from when there is no later
+// boundary.
+func stableBoundaryFrom(text string, from int, prev blockKind) int {
 	inFence := false
-	best, blankAt := 0, -1
-	prev := blockText
+	best, blankAt := from, -1
 	splits := func(next blockKind) bool {
 		return blankAt >= 0 && next != blockIndent && (next == blockText || next != prev)
 	}
-	for off := 0; off < len(text); {
+	for off := from; off < len(text); {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {
 			end = len(text) - off
@@ -134,6 +142,24 @@ func stableBoundary(text string) int {
 		off += end + 1
 	}
 	return best
+}
+
+// lastKind is the kind stableBoundary's scan has seen last at the end of
+// a stable prefix: that of its last non-blank line, text after a fence.
+func lastKind(prefix string) blockKind {
+	for end := len(prefix); end > 0; {
+		start := strings.LastIndexByte(prefix[:end], '\n') + 1
+		line := prefix[start:end]
+		end = start - 1
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			return blockText
+		}
+		return kindOf(line)
+	}
+	return blockText
 }
 
 // blockKind classifies a markdown line for stableBoundary.

@@ -85,7 +85,73 @@ func TestStreamingRenderMatchesFinal(t *testing.T) {
 	if streamed != final {
 		t.Errorf("streaming render differs from the final one:\n%s\n---\n%s", streamed, final)
 	}
-	if a.prefix.n == 0 {
+	if a.chunks.end == 0 {
 		t.Error("stable prefix not cached")
+	}
+}
+
+// TestStreamingRendersNewTextOnly: a streamed answer renders each stable
+// chunk once, plus the short unstable tail per frame, so the text handed
+// to glamour grows linearly with the answer, not quadratically; and the
+// streamed frames look like the final render.
+func TestStreamingRendersNewTextOnly(t *testing.T) {
+	rc := testCtx(80)
+	a := &assistantItem{streaming: true}
+	var frames int
+	for i := range 200 {
+		p := benchParagraph(i)
+		for _, part := range []string{p[:len(p)/2], p[len(p)/2:]} { // two frames per paragraph
+			a.write(part)
+			a.flush()
+			_ = a.render(rc)
+			frames++
+		}
+	}
+	n := len(a.text())
+	if rc.md.bytes > 5*n { // each chunk once, plus a tail of a paragraph or two per frame
+		t.Errorf("%d frames of a %d-byte answer rendered %d bytes (%.1f× the answer)", frames, n, rc.md.bytes, float64(rc.md.bytes)/float64(n))
+	}
+	streamed := plain(strings.Join(a.render(rc), "\n"))
+	a.streaming = false
+	a.ver++
+	if final := plain(strings.Join(a.render(rc), "\n")); streamed != final {
+		t.Errorf("streamed frame differs from the final render:\n%s\n---\n%s", streamed, final)
+	}
+}
+
+// TestStreamingChunksFollowWidthAndReplacement: a new width re-renders the
+// stable part at that width; replacing the text drops the chunks.
+func TestStreamingChunksFollowWidthAndReplacement(t *testing.T) {
+	a := &assistantItem{streaming: true}
+	a.write("First paragraph, long enough to wrap when the screen is narrow.\n\nSecond.\n\nThird")
+	a.flush()
+	wide := plain(strings.Join(a.render(testCtx(80)), "\n"))
+	narrow := plain(strings.Join(a.render(testCtx(30)), "\n"))
+	if strings.Count(narrow, "\n") <= strings.Count(wide, "\n") {
+		t.Errorf("the stable part was not re-wrapped:\n%s", narrow)
+	}
+	a.set("Other text.\n\nAll new.\n\nTail")
+	contains(t, plain(strings.Join(a.render(testCtx(80)), "\n")), "Other text.", "All new.", "Tail")
+	if got := plain(strings.Join(a.render(testCtx(80)), "\n")); strings.Contains(got, "First") {
+		t.Errorf("replaced text still shown:\n%s", got)
+	}
+}
+
+// TestLastKind: the kind the boundary scan resumes with.
+func TestLastKind(t *testing.T) {
+	cases := map[string]blockKind{
+		"":                      blockText,
+		"para\n":                blockText,
+		"- a\n\n":               blockList,
+		"x\n| a | b |\n \n":     blockTable,
+		"```go\nx\n```\n":       blockText,
+		"1. one\n2. two\n\r\n":  blockList,
+		"> quote\n":             blockQuote,
+		"intro\n\n    code\n\n": blockIndent,
+	}
+	for in, want := range cases {
+		if got := lastKind(in); got != want {
+			t.Errorf("lastKind(%q) = %d, want %d", in, got, want)
+		}
 	}
 }

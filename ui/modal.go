@@ -29,9 +29,10 @@ type dialogOption struct {
 	text  string // the choice, for actChoice
 }
 
-// dialogOptions lists the answers a request offers, in order. A
-// destructive command cannot be allowed for the session (the approver
-// would take that as once), so that option is left out.
+// dialogOptions lists the answers a request offers, in order. A call the
+// approver will not allow for the session (NoSessionScope: destructive
+// commands, edits outside the working directory) would take that answer
+// as once, so that option is left out.
 func dialogOptions(r *dialogRequest) []dialogOption {
 	if r.kind == dialogClarify {
 		opts := make([]dialogOption, 0, len(r.choices)+1)
@@ -41,7 +42,7 @@ func dialogOptions(r *dialogRequest) []dialogOption {
 		return append(opts, dialogOption{label: "Other (type your answer)", act: actOther})
 	}
 	opts := []dialogOption{{label: "Yes, allow once", key: "y", act: actAllowOnce}}
-	if !r.approval.Destructive {
+	if !r.approval.Destructive && !r.approval.NoSessionScope {
 		opts = append(opts, dialogOption{label: sessionLabel(r.approval), key: "a", act: actAllowSession})
 	}
 	return append(opts, dialogOption{label: "No, and tell the model why", key: "n", act: actDeny})
@@ -86,7 +87,9 @@ func (m *Model) modalCtrlC() tea.Cmd {
 	return tea.Batch(cmd, m.setHint("ctrl+c again to quit", quitWindow))
 }
 
-// dialogKey handles a key for the question on screen.
+// dialogKey handles a key for the question on screen. Keys that answer
+// it (Enter, an option's number or letter) do nothing until it is armed
+// (see dialogArmDelay); Esc, which only denies or skips, always works.
 func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modal.typing {
 		return m.inputKey(msg)
@@ -96,6 +99,9 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		return m.dismiss()
 	case "enter":
+		if !m.dialogArmed() {
+			return nil
+		}
 		return m.choose(opts[min(m.modal.sel, len(opts)-1)])
 	case "up", "down", "ctrl+p", "ctrl+n":
 		m.moveOption(k == "up" || k == "ctrl+p", len(opts))
@@ -103,7 +109,7 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "pgup", "pgdown":
 		return m.handlePage(k == "pgup")
 	}
-	if i := optionIndex(opts, msg.Text); i >= 0 {
+	if i := optionIndex(opts, msg.Text); i >= 0 && m.dialogArmed() {
 		return m.choose(opts[i])
 	}
 	return nil
@@ -161,6 +167,9 @@ func (m *Model) dismiss() tea.Cmd { return m.answer(dialogAnswer{decision: deny(
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
+		if !m.dialogArmed() {
+			return nil
+		}
 		return m.submitInput()
 	case "esc":
 		return m.leaveInput()

@@ -51,7 +51,9 @@ type Model struct {
 	opts   Options
 	agent  Agent
 	events <-chan loop.Event
-	evGen  int // bumped when the event channel is replaced
+	evGen  int                // bumped when the event channel is replaced
+	evStop context.CancelFunc // ends the wait on the current channel
+	evDone <-chan struct{}    // closed by evStop (or shutdown)
 	ctx    context.Context
 	cancel context.CancelFunc
 	clock  func() time.Time
@@ -68,6 +70,10 @@ type Model struct {
 	live  liveState
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
+
+	// pending names the command (new, resume, model, compress) whose
+	// callback is still running; "" when none. See setPending.
+	pending string
 
 	// Cached screen parts, rebuilt in Update by sync, joined by View.
 	// composerView holds the open modal instead of the composer.
@@ -124,6 +130,7 @@ func New(opts Options) *Model {
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}
+	m.evDone, m.evStop = stopChannel(ctx)
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()
 	m.live.budget.max = opts.MaxIterations
@@ -142,7 +149,7 @@ func New(opts Options) *Model {
 // Init asks the terminal for its background colour (to pick dark or light)
 // and starts draining events and dialog requests.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, waitEvents(m.events, m.evGen), waitDialogs(m.opts.Dialogs)}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitEvents(), waitDialogs(m.opts.Dialogs)}
 	if p := m.opts.InitialPrompt; p != "" && m.agent != nil {
 		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{text: p} })
 	}

@@ -54,6 +54,9 @@ func (m *Model) activityLine() string {
 		more = st.Faint.Render("  ↓ more below · pgdn")
 	}
 	if !m.turn.busy {
+		if m.pending != "" {
+			more = st.Muted.Render("/"+m.pending+" is running · messages wait for it") + more
+		}
 		return m.fit(strings.TrimSpace(more))
 	}
 	label := "waiting for the model"
@@ -131,7 +134,7 @@ func (m *Model) guardrailPane() []string {
 		if g.Action == "halt" || g.Action == "block" {
 			style = st.Error
 		}
-		text := fmt.Sprintf("⚠ guardrail %s · %s · %s ×%d", g.Action, g.Tool, g.Code, g.Count)
+		text := fmt.Sprintf("⚠ guardrail %s · %s · %s ×%d", g.Action, oneLine(g.Tool), g.Code, g.Count)
 		if g.Message != "" {
 			text += " — " + oneLine(g.Message)
 		}

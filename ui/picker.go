@@ -169,7 +169,8 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // resumePicked resumes the highlighted session through Commands.Resume,
-// the way /resume ID does. While a turn runs it only says to wait.
+// the way /resume ID does. While a turn or another session command runs
+// it only says to wait.
 func (m *Model) resumePicked() tea.Cmd {
 	s, ok := m.modal.picker.selected()
 	cb := m.opts.Commands.Resume
@@ -182,8 +183,11 @@ func (m *Model) resumePicked() tea.Cmd {
 		return nil
 	case m.turn.busy:
 		return m.setHint("resuming waits for the turn to end · esc closes the list", 3*time.Second)
+	case m.pending != "":
+		return m.setHint("resuming waits for /"+m.pending+" to finish · esc closes the list", 3*time.Second)
 	}
 	m.closePicker()
+	m.setPending("resume")
 	ctx, id := m.ctx, s.ID
 	return func() tea.Msg { s, err := cb(ctx, id); return sessionResult(s, err) }
 }

@@ -62,7 +62,7 @@ func TestProgramEndToEnd(t *testing.T) {
 	answered := make(chan struct{})
 	var once sync.Once
 	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
-		if mm, ok := model.(*Model); ok && !mm.turn.busy && mm.ses.lastAnswer != "" {
+		if mm, ok := model.(*Model); ok && mm.width > 0 && !mm.turn.busy && mm.ses.lastAnswer != "" { // the size may come late
 			once.Do(func() { close(answered) })
 		}
 		return msg

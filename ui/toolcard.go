@@ -137,7 +137,7 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
 	}
 	room := rc.width - ansi.StringWidth(indent) - 2 - ansi.StringWidth(status) - 1
-	name := ansi.Truncate(c.name, max(1, room), "…")
+	name := ansi.Truncate(oneLine(c.name), max(1, room), "…")
 	args := ansi.Truncate(argPreview(c.name, c.args), max(0, room-ansi.StringWidth(name)-1), "…")
 	left := gstyle.Render(glyph) + " " + st.ToolName.Render(name)
 	if args != "" {
@@ -153,7 +153,7 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 
 // preview renders the first lines of output; writers' diffs are coloured.
 func (c *toolCall) preview(rc *renderCtx, indent string) []string {
-	out := strings.TrimRight(strings.ReplaceAll(ansi.Strip(c.output), "\r", ""), "\n ")
+	out := strings.TrimRight(sanitize(c.output), "\n ")
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}
@@ -257,8 +257,9 @@ func scalar(v any) string {
 	}
 }
 
-// oneLine collapses whitespace so a value fits on one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine sanitizes s (see sanitize) and collapses its whitespace so a
+// value fits on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(sanitize(s)), " ") }
 
 // plural returns "s" unless n is 1.
 func plural(n int) string {

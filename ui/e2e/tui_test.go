@@ -112,6 +112,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	srv.Push(pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"approved.txt","content":"yes"}`}), pt.Text("Written."))
 	s.typeLine("write a file")
 	s.waitFor("Allow write_file?")
+	s.waitFor("enter confirm") // the key hints replace "…" once the dialog takes answers
 	s.keys("y")
 	s.waitFor("Written.")
 	if data, err := os.ReadFile(filepath.Join(s.cwd, "approved.txt")); err != nil || string(data) != "yes" {

@@ -1,0 +1,283 @@
+package ui
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"talaria/loop"
+)
+
+// watched runs a model in the real program and lets the test wait, on
+// the test goroutine, for a condition checked after every Update on the
+// program's goroutine.
+type watched struct {
+	*Model
+	mu   sync.Mutex
+	cond func(*Model) bool
+	hit  chan struct{}
+	p    *tea.Program
+}
+
+// nudgeMsg makes the program run an Update, so a new condition is checked
+// against the current state.
+type nudgeMsg struct{}
+
+func (w *watched) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := w.Model.Update(msg)
+	w.mu.Lock()
+	if w.cond != nil && w.cond(w.Model) {
+		close(w.hit)
+		w.cond = nil
+	}
+	w.mu.Unlock()
+	return w, cmd
+}
+
+// runWatched starts the program; it quits when the test ends.
+func runWatched(t *testing.T, m *Model) *watched {
+	t.Helper()
+	w := &watched{Model: m}
+	w.p = tea.NewProgram(w, tea.WithInput(nil), tea.WithOutput(&strings.Builder{}), tea.WithWindowSize(80, 24),
+		tea.WithoutSignals())
+	done := make(chan struct{})
+	go func() { _, _ = w.p.Run(); close(done) }()
+	t.Cleanup(func() {
+		w.p.Quit()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("the program did not quit")
+		}
+	})
+	return w
+}
+
+// until blocks until cond holds after an Update; cond runs on the
+// program's goroutine, so it may read the model and copy what the test
+// checks afterwards.
+func (w *watched) until(t *testing.T, what string, cond func(*Model) bool) {
+	t.Helper()
+	hit := make(chan struct{})
+	w.mu.Lock()
+	w.cond, w.hit = cond, hit
+	w.mu.Unlock()
+	w.p.Send(nudgeMsg{})
+	select {
+	case <-hit:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// typeLine types text and presses Enter in the running program.
+func (w *watched) typeLine(text string) {
+	for _, r := range text {
+		w.p.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	w.p.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+// TestNewSessionOnTheSameChannel: /new hands back the channel the screen
+// already drains (the wiring shares one channel between sessions). The
+// screen keeps its one wait on it; a second wait would take the next
+// turn's first batch and drop it as stale.
+func TestNewSessionOnTheSameChannel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, sink := EventChannel(ctx, 0)
+	agent := &scriptAgent{sink: sink}
+	cmds := Commands{New: func(context.Context) (Session, error) {
+		return Session{Agent: agent, Events: events, ID: "5e55104e0002", Provider: "demo", Model: "script"}, nil
+	}}
+	w := runWatched(t, New(Options{Agent: agent, Events: events, Provider: "demo", Model: "script", NoColor: true, Commands: cmds}))
+	w.typeLine("/new")
+	w.until(t, "the switch", func(m *Model) bool { return m.width > 0 && m.ses.id == "5e55104e0002" && m.pending == "" })
+	w.typeLine("hi")
+	var number int
+	var screen string
+	w.until(t, "the turn to end", func(m *Model) bool {
+		number, screen = m.turn.number, plain(m.View().Content)
+		return m.turn.seq == 1 && !m.turn.busy
+	})
+	if number != 1 {
+		t.Errorf("turn.started was lost: turn number %d", number)
+	}
+	contains(t, screen, "› hi", "● Hello, world", "done · 1 API call")
+}
+
+// TestNewSessionOnANewChannel: the wait on the replaced channel ends
+// without taking its events, and the new channel is drained.
+func TestNewSessionOnANewChannel(t *testing.T) {
+	oldCh, newCh := make(chan loop.Event, 4), make(chan loop.Event, 4)
+	h := newHarness(t, func(o *Options) {
+		o.Events = oldCh
+		o.Commands.New = func(context.Context) (Session, error) { return Session{Events: newCh, ID: "5e55104e0003"}, nil }
+	})
+	oldWait := make(chan tea.Msg, 1)
+	wait := h.m.waitEvents() // the wait Init starts
+	go func() { oldWait <- wait() }()
+	gen := h.m.evGen
+	h.typeText("/new")
+	_, cmd := h.m.Update(keyMsg("enter"))
+	var newWait tea.Cmd
+	for _, msg := range execCmd(cmd) {
+		_, newWait = h.m.Update(msg)
+	}
+	select {
+	case msg := <-oldWait:
+		if msg != nil {
+			t.Errorf("the old wait returned %#v", msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait on the replaced channel is still blocked")
+	}
+	oldCh <- turnStarted(1, "late")
+	if len(oldCh) != 1 || h.m.evGen != gen+1 || newWait == nil {
+		t.Fatalf("old channel drained (%d left), generation %d→%d, new wait %v", len(oldCh), gen, h.m.evGen, newWait != nil)
+	}
+	newCh <- turnStarted(1, "new")
+	if msgs := execCmdWait(newWait, 5*time.Second); len(msgs) != 1 {
+		t.Errorf("the new channel's wait gave %#v", msgs)
+	} else if em, ok := msgs[0].(eventsMsg); !ok || em.gen != h.m.evGen || len(em.evs) != 1 {
+		t.Errorf("the new channel's wait gave %#v", msgs[0])
+	}
+}
+
+// goCmd runs cmd in the background the way the runtime would and hands
+// back what it returns (a callback that blocks is waited for).
+func goCmd(cmd tea.Cmd) <-chan []tea.Msg {
+	out := make(chan []tea.Msg, 1)
+	go func() { out <- execCmdWait(cmd, 10*time.Second) }()
+	return out
+}
+
+// blockingCommands are session commands that wait for release; new and
+// resume switch to next.
+func blockingCommands(release <-chan struct{}, next Agent) Commands {
+	session := func() (Session, error) { <-release; return Session{Agent: next, ID: "5e55104e0004"}, nil }
+	return Commands{
+		New:      func(context.Context) (Session, error) { return session() },
+		Resume:   func(context.Context, string) (Session, error) { return session() },
+		Model:    func(context.Context, string) (string, string, error) { <-release; return "openai", "gpt-5", nil },
+		Compress: func(context.Context) error { <-release; return nil },
+	}
+}
+
+// TestEnterQueuesWhileSessionCommandRuns: while /new, /resume, /model or
+// /compress is still running, Enter queues the message (a turn would run
+// on the agent being replaced, or be refused while compressing); it is
+// sent, on the new session's agent, once the command's result is in.
+func TestEnterQueuesWhileSessionCommandRuns(t *testing.T) {
+	for _, c := range []string{"/new", "/resume 5e55", "/model openai/gpt-5", "/compress"} {
+		t.Run(c, func(t *testing.T) {
+			release, next := make(chan struct{}), &fakeAgent{}
+			h := newHarness(t, func(o *Options) { o.Commands = blockingCommands(release, next) })
+			h.typeText(c)
+			_, cmd := h.m.Update(keyMsg("enter"))
+			res := goCmd(cmd)
+			h.typeText("hello")
+			h.key("enter")
+			h.typeText("/new")
+			h.settle(keyMsg("enter"))
+			wantCalls(t, h)
+			if got := next.got(); len(got) != 0 || h.m.turn.busy || !reflect.DeepEqual(h.m.turn.queue, []string{"hello"}) {
+				t.Fatalf("a turn started while %s ran: busy %v, calls %q, queue %q", c, h.m.turn.busy, got, h.m.turn.queue)
+			}
+			name, _, _ := strings.Cut(c, " ")
+			contains(t, h.screen(), "queued: "+name+" is still running", "⏎ queued · next turn: hello", "/new waits for "+name+" to finish")
+			close(release)
+			for _, msg := range <-res {
+				h.settle(msg)
+			}
+			ran := h.agent
+			if c == "/new" || strings.HasPrefix(c, "/resume") {
+				ran = next
+			}
+			if got := ran.got(); !reflect.DeepEqual(got, []string{"run:hello"}) || h.m.pending != "" || len(h.m.turn.queue) != 0 {
+				t.Errorf("after %s: calls %q, pending %q, queue %q", c, got, h.m.pending, h.m.turn.queue)
+			}
+		})
+	}
+}
+
+// TestPickerResumeIsPending: resuming from the picker is a session
+// command too.
+func TestPickerResumeIsPending(t *testing.T) {
+	release := make(chan struct{})
+	h, _ := pickerHarness(t, pickerSessions())
+	h.m.opts.Commands.Resume = blockingCommands(release, &fakeAgent{}).Resume
+	h.command("/sessions")
+	_, cmd := h.m.Update(keyMsg("enter"))
+	res := goCmd(cmd)
+	h.typeText("hello")
+	h.key("enter")
+	if h.m.turn.busy || len(h.m.turn.queue) != 1 {
+		t.Errorf("a turn started while resuming: busy %v, queue %q", h.m.turn.busy, h.m.turn.queue)
+	}
+	close(release)
+	for _, msg := range <-res {
+		h.settle(msg)
+	}
+	if h.m.pending != "" || h.m.ses.id != "5e55104e0004" {
+		t.Errorf("pending %q, session %q", h.m.pending, h.m.ses.id)
+	}
+}
+
+// TestSessionSwitchRefusedWhileTurnRuns: a switch that lands while a turn
+// runs (one the agent started itself) does not reset the screen under it.
+func TestSessionSwitchRefusedWhileTurnRuns(t *testing.T) {
+	release, next := make(chan struct{}), &fakeAgent{}
+	h := newHarness(t, func(o *Options) { o.Commands = blockingCommands(release, next) })
+	h.typeText("/new")
+	_, cmd := h.m.Update(keyMsg("enter"))
+	res := goCmd(cmd)
+	h.events(turnStarted(1, "started elsewhere"))
+	close(release)
+	for _, msg := range <-res {
+		h.settle(msg)
+	}
+	if h.m.agent != Agent(h.agent) || h.m.ses.id != "0a1b2c3d4e5f" || !h.m.turn.busy {
+		t.Errorf("switched during a turn: session %q, busy %v", h.m.ses.id, h.m.turn.busy)
+	}
+	contains(t, h.screen(), "› started elsewhere", "the session was not switched on screen")
+}
+
+// TestLateTurnFinishedIgnoredByNextTurn: Run returned, the grace period
+// passed and the queued turn started; the old turn's turn.finished,
+// arriving now, must not settle the new one.
+func TestLateTurnFinishedIgnoredByNextTurn(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.events(turnStarted(1, "first"))
+	h.typeText("next")
+	h.key("tab")
+	seq := h.m.turn.seq
+	h.send(runDoneMsg{seq: seq})
+	h.send(graceMsg{seq: seq})
+	wantCalls(t, h, "run:first", "run:next")
+	h.events(&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: "text_response(finish_reason=stop)", Completed: true})
+	if h.m.turn.finishedSeen || !h.m.turn.busy || strings.Contains(h.screen(), "done ·") {
+		t.Errorf("the late turn.finished settled the next turn (finishedSeen %v, busy %v)", h.m.turn.finishedSeen, h.m.turn.busy)
+	}
+	h.events(turnStarted(2, "next"), &loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 2, 2*time.Second), Completed: true, APICalls: 1})
+	if !h.m.turn.finishedSeen || h.m.turn.number != 2 {
+		t.Errorf("the next turn's own events were dropped (number %d)", h.m.turn.number)
+	}
+}
+
+// TestTabBlankNotQueued: Tab while busy does not queue blank input.
+func TestTabBlankNotQueued(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.typeText("   ")
+	h.key("tab")
+	if len(h.m.turn.queue) != 0 {
+		t.Errorf("blank input queued: %q", h.m.turn.queue)
+	}
+}
