@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,8 +44,9 @@ type HeadlessOptions struct {
 // RunHeadless runs the prompt as one turn (then any queued turns) and
 // returns the process exit code.
 func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
+	var signalled atomic.Bool
 	if o.Signals {
-		stop := handleSignals(s.Agent, s.Close)
+		stop := handleSignals(s.Agent, s.Close, &signalled)
 		defer stop()
 	}
 	if o.StdinCommands && o.Stdin != nil {
@@ -63,6 +65,11 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 			fmt.Fprintln(o.Stdout, res.FinalResponse)
 		}
 		if loop.IsInterrupted(res.ExitReason) {
+			break
+		}
+		if signalled.Load() {
+			// A signal between queued turns stops the queue.
+			res.ExitReason = loop.ExitInterruptedByUser
 			break
 		}
 		next, ok := s.Agent.NextQueued()
@@ -87,7 +94,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 // handleSignals interrupts the turn on the first SIGINT/SIGTERM and exits
 // with 130 on the second, after cleanup (which ends background processes:
 // they run in their own process groups and would not see the signal).
-func handleSignals(a *loop.Agent, cleanup func()) (stop func()) {
+func handleSignals(a *loop.Agent, cleanup func(), signalled *atomic.Bool) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -99,6 +106,7 @@ func handleSignals(a *loop.Agent, cleanup func()) (stop func()) {
 				return
 			case <-ch:
 				n++
+				signalled.Store(true)
 				if n > 1 {
 					cleanup()
 					os.Exit(ExitInterrupted)
