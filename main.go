@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -175,7 +174,7 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 }
 
 func openStore(o *options) (*persist.Store, error) {
-	return persist.Open(filepath.Join(app.Home(o.flags.Home), "state.db"), persist.Options{})
+	return app.OpenStore(app.Home(o.flags.Home))
 }
 
 func sessions(o *options, args []string, stdout, stderr io.Writer) int {

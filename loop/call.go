@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"talaria/loop/compress"
 	"talaria/providers"
 )
 
@@ -135,7 +136,7 @@ func (t *turn) classify(err error, req providers.Request) providers.Classified {
 	b := t.a.route.backend()
 	return providers.ClassifyWith(err, providers.ClassifyInput{
 		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength,
-		ApproxTokens: approxTokens(req.Messages), MessageCount: len(req.Messages),
+		ApproxTokens: compress.Estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
 	})
 }
 
@@ -174,18 +175,6 @@ func (t *turn) fallback(req *providers.Request, reason string) bool {
 	}
 	t.emit(&FallbackActivated{From: Backend{Provider: from.Provider, Model: from.Model}, To: Backend{Provider: to.Provider, Model: to.Model}, Reason: reason})
 	return true
-}
-
-// approxTokens is a cheap size estimate for classification rules.
-func approxTokens(msgs []providers.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content)/4 + 4
-		for _, c := range m.ToolCalls {
-			n += len(c.Arguments) / 4
-		}
-	}
-	return n
 }
 
 func asAPIError(err error) *providers.APIError {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"talaria/providers"
+	"talaria/tools"
 )
 
 // finished is the turn.finished event of a result.
@@ -112,7 +113,7 @@ func (t *turn) closeDangling() {
 	if i >= t.start && h[i].Role == providers.RoleAssistant && len(h[i].ToolCalls) > 0 {
 		for _, c := range h[i].ToolCalls {
 			if !answered[c.ID] {
-				add = append(add, toolResult(c, cancelReceipt(c.Name)))
+				add = append(add, toolResult(c, tools.CancelReceipt(c.Name)))
 			}
 		}
 	}

@@ -21,9 +21,6 @@ func (a *Agent) toolSpecs() []providers.ToolSpec {
 	return specs
 }
 
-// cancelReceipt is the result of a tool call skipped by an interrupt.
-func cancelReceipt(name string) string { return tools.CancelReceipt(name) }
-
 // parallelSafe reports tools that declare themselves safe to run side by
 // side (MCP tools whose server marks them read-only).
 func (a *Agent) parallelSafe(name string) bool {
@@ -164,7 +161,7 @@ func truncateOutput(s string, n int) string {
 // trimmed, tool-call arguments re-serialized with sorted keys (invalid JSON
 // is kept as sent so the tool layer can report it).
 func normalize(m providers.Message) providers.Message {
-	m.Content = trimSpace(m.Content)
+	m.Content = strings.TrimSpace(m.Content)
 	if len(m.ToolCalls) == 0 {
 		m.ToolCalls = nil
 		return m

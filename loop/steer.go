@@ -38,5 +38,3 @@ func (t *turn) deliverSteer() {
 	t.a.mu.Unlock()
 	t.emit(&SteerDelivered{Text: text, Iteration: t.apiCalls})
 }
-
-func trimSpace(s string) string { return strings.TrimSpace(s) }

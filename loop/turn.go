@@ -202,7 +202,7 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 // continued reply before trimming.
 func (t *turn) finishText(msg providers.Message, raw, finish string) {
 	if prefix := t.continuation.text(); prefix != "" {
-		msg.Content = trimSpace(prefix + raw)
+		msg.Content = strings.TrimSpace(prefix + raw)
 		t.dropScaffolding()
 	}
 	t.append(msg)

@@ -144,6 +144,14 @@ type Response struct {
 	Model           string
 }
 
+// Empty reports a response that carries nothing at all: no content, tool
+// calls, reasoning, replay data or finish reason. Transports' validators
+// reject it.
+func (r *Response) Empty() bool {
+	return r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
+		len(r.ReasoningReplay) == 0 && r.FinishReason == "" && r.RawFinishReason == "")
+}
+
 // Message converts the response into an assistant message.
 func (r *Response) Message() Message {
 	return Message{

@@ -83,6 +83,11 @@ func Home(flag string) string {
 	return config.DefaultHome()
 }
 
+// OpenStore opens $TALARIA_HOME/state.db.
+func OpenStore(home string) (*persist.Store, error) {
+	return persist.Open(filepath.Join(home, "state.db"), persist.Options{})
+}
+
 // LoadConfig reads config.yaml (or --config) and applies flag overrides.
 func LoadConfig(f Flags) (config.Config, error) {
 	path, optional := f.ConfigPath, false
@@ -151,7 +156,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		notice = strings.TrimPrefix(notice, "; ")
 	}
 	home := Home(f.Home)
-	store, err := persist.Open(filepath.Join(home, "state.db"), persist.Options{})
+	store, err := OpenStore(home)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

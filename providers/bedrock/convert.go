@@ -272,8 +272,7 @@ func mapFinishReason(wire string) string {
 // ValidateResponse rejects a response that carries nothing at all; the
 // error wraps ErrEmptyResponse.
 func (t *converseTransport) ValidateResponse(r *providers.Response) error {
-	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
-		r.FinishReason == "" && r.RawFinishReason == "") {
+	if r.Empty() {
 		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or stop reason; retry the request", t.ep.Provider, ErrEmptyResponse)
 	}
 	return nil

@@ -255,8 +255,7 @@ func mapFinishReason(wire string) string {
 // ValidateResponse rejects a response that carries nothing at all; the
 // error wraps ErrEmptyResponse.
 func (t *geminiTransport) ValidateResponse(r *providers.Response) error {
-	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
-		r.FinishReason == "" && r.RawFinishReason == "") {
+	if r.Empty() {
 		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or finish reason; retry the request", t.ep.Provider, ErrEmptyResponse)
 	}
 	return nil

@@ -196,8 +196,7 @@ func mapFinishReason(wire string) string {
 // content, tool calls, reasoning or finish reason); the error wraps
 // ErrEmptyResponse.
 func (t *chatTransport) ValidateResponse(r *providers.Response) error {
-	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
-		r.FinishReason == "" && r.RawFinishReason == "") {
+	if r.Empty() {
 		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or finish reason; retry the request", t.ep.Provider, ErrEmptyResponse)
 	}
 	return nil

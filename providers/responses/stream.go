@@ -216,8 +216,7 @@ func (t *transport) CacheStats(raw any) (read, write int) {
 // content, tool calls, reasoning or finish reason); the error wraps
 // ErrEmptyResponse.
 func (t *transport) ValidateResponse(r *providers.Response) error {
-	if r == nil || (r.Content == "" && len(r.ToolCalls) == 0 && r.Reasoning == "" &&
-		len(r.ReasoningReplay) == 0 && r.FinishReason == "" && r.RawFinishReason == "") {
+	if r.Empty() {
 		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or status; retry the request", t.ep.Provider, ErrEmptyResponse)
 	}
 	return nil
