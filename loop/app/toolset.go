@@ -33,8 +33,9 @@ type toolset struct {
 }
 
 // buildTools wires the built-in tools, MCP servers and approvals. The
-// delegate_task tool gets a child agent factory later (it needs the agent's
-// backends), through setDelegate.
+// delegate_task tool is registered now (AvailableBuiltins offers it only
+// when Env.Delegate is set) and gets its child-agent factory later, from
+// delegateTo, once the agent's options exist; until then it says so.
 func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
