@@ -63,6 +63,8 @@ const (
 	TypeBudgetRefunded    = "budget.refunded"
 	TypeCompression       = "compression"
 	TypeTurnFinished      = "turn.finished"
+	TypeToolOutput        = "tool.output"
+	TypeCheckpointCreated = "checkpoint.created"
 )
 
 // SessionStarted is emitted once when a session is opened for a run.
@@ -149,6 +151,25 @@ type ToolCompleted struct {
 	DurationMS int64  `json:"duration_ms"`
 	Output     string `json:"output"`
 	Segment    int    `json:"segment"`
+	// Diff is the unified diff write_file and patch applied (empty for
+	// other tools).
+	Diff string `json:"diff,omitempty"`
+}
+
+// ToolOutput is output of a running tool as it appears, coalesced to about
+// ten events a second per call; ToolCompleted.Output still has the whole.
+type ToolOutput struct {
+	Header
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// CheckpointCreated is emitted after the working tree was recorded, before a
+// tool batch that may change files runs.
+type CheckpointCreated struct {
+	Header
+	Iteration  int    `json:"iteration"`
+	Checkpoint string `json:"checkpoint"`
 }
 
 // RetryScheduled is emitted before a backoff sleep.

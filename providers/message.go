@@ -127,6 +127,9 @@ type Request struct {
 	Tools []ToolSpec
 	// MaxTokens is the output cap; 0 leaves it to the provider.
 	MaxTokens int
+	// ReasoningEffort asks for reasoning/thinking: "" (off, the wire's
+	// default), "low", "medium" or "high". Each wire maps it to its own field.
+	ReasoningEffort string
 }
 
 // Response is a normalized model response.
