@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"talaria/providers"
@@ -14,6 +15,7 @@ type attemptState struct {
 	replayStripped  bool // thinking signature / encrypted reasoning rejected
 	grammarStripped bool // llama.cpp could not turn a schema into a grammar
 	authRetried     bool // one plain retry on a generic 401
+	reasoningForced bool // reasoning turned on after reasoning_mandatory
 }
 
 // recover applies the one-shot recovery for class to req, reporting whether
@@ -100,4 +102,58 @@ func stripSchema(v any) any {
 		return x
 	}
 	return v
+}
+
+// mandatoryEffort is the reasoning effort turned on for a model that
+// refuses requests without reasoning (reasoning_mandatory): what providers
+// default to when reasoning is on.
+const mandatoryEffort = "medium"
+
+// requireReasoning retries a reasoning_mandatory rejection once with
+// reasoning on, and keeps it on for that backend for the session. A
+// request that already asked for reasoning is not retried: the error is
+// then final for this backend (a fallback may follow).
+func (t *turn) requireReasoning(s *attemptState, class providers.Classified, req *providers.Request) bool {
+	if class.Reason != providers.ReasonReasoningMandatory || s.reasoningForced || req.ReasoningEffort != "" {
+		return false
+	}
+	s.reasoningForced = true
+	req.ReasoningEffort = t.a.route.chain.RequireReasoning(mandatoryEffort)
+	return true
+}
+
+// policyFallback moves a request the provider blocked under its content
+// policy (a 400 or a streamed content_filter finish) to the next backend
+// of the chain, once per turn: a different model may answer.
+func (t *turn) policyFallback(req *providers.Request) bool {
+	if t.continuation.policyFallback {
+		return false
+	}
+	t.continuation.policyFallback = true
+	return t.fallback(req, providers.ReasonContentPolicyBlocked)
+}
+
+// billingMessage is the final response of a turn that failed on billing:
+// it names the cause and what can be done, without retrying.
+func billingMessage(ce *callError) string {
+	who := ce.class.Provider
+	if who == "" {
+		who = "the provider"
+	}
+	return fmt.Sprintf("Billing: %s refused the request because the account's quota or credits are exhausted (%s). "+
+		"No other API key or fallback provider could take over: top up the account or wait for the quota to reset, "+
+		"or configure more keys (model.api_keys_env) or fallback_providers.", who, firstLine(ce.err.Error()))
+}
+
+// contentFiltered ends a turn whose reply the provider stopped under its
+// content policy after the one fallback of the turn: the text that came
+// before the filter is kept as the answer.
+func (t *turn) contentFiltered(msg providers.Message) bool {
+	t.exit = ExitContentPolicyBlocked
+	t.final = "The provider stopped the reply under its content policy."
+	if strings.TrimSpace(msg.Content) != "" {
+		t.append(msg)
+		t.final = msg.Content
+	}
+	return true
 }

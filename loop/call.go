@@ -30,6 +30,9 @@ func (e *callError) Unwrap() error { return e.err }
 // it succeeds, the error is final, or the turn is interrupted.
 func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	pol := t.a.opts.Retry
+	if req.ReasoningEffort == "" {
+		req.ReasoningEffort = t.a.route.backend().ReasoningEffort
+	}
 	retries := 0
 	var once attemptState
 	var last providers.Classified // the latest error's class
@@ -74,10 +77,18 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		if resp != nil && resp.Content != "" && midStream(err) {
 			return resp, final // text already reached the user: keep it
 		}
-		if class.Reason == providers.ReasonContentPolicyBlocked || class.ShouldCompress {
+		if class.Reason == providers.ReasonContentPolicyBlocked {
+			// A different model may answer: the next backend, once a turn.
+			if t.policyFallback(&req) {
+				retries = 0
+				continue
+			}
 			return resp, final
 		}
-		if once.recover(class, &req) {
+		if class.ShouldCompress {
+			return resp, final
+		}
+		if once.recover(class, &req) || t.requireReasoning(&once, class, &req) {
 			continue
 		}
 		var ae providers.APIError
@@ -85,14 +96,21 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			ae = *p
 		}
 		delay, honoured, tooLong := providers.RetryDelay(class, retries+1, ae.Headers, ae.Body, pol, t.a.jitter.Float(), t.a.opts.Now())
-		if class.ShouldRotateCredential && t.a.route.chain.Pool().Len() > 1 && t.rotate(key, class, honoured, delay) {
+		maxRetries := pol.MaxRetries
+		if class.AdaptiveBackoff {
+			maxRetries = max(maxRetries, providers.AdaptiveRetries)
+		}
+		// A usage limit whose reset the server stated, within the cap: wait
+		// for it rather than rotating or falling back.
+		waitReset := class.StructuredReset && honoured && !tooLong && class.Retryable && retries < maxRetries
+		if !waitReset && class.ShouldRotateCredential && t.a.route.chain.Pool().Len() > 1 && t.rotate(key, class, honoured, delay) {
 			continue
 		}
-		if (providers.ShouldFallbackNow(class, retries, false) || (tooLong && class.ShouldFallback)) && t.fallback(&req, class.Reason) {
+		if !waitReset && (providers.ShouldFallbackNow(class, retries, false) || (tooLong && class.ShouldFallback)) && t.fallback(&req, class.Reason) {
 			retries = 0
 			continue
 		}
-		if !class.Retryable || retries >= pol.MaxRetries || tooLong {
+		if !class.Retryable || retries >= maxRetries || tooLong {
 			if class.ShouldFallback && t.fallback(&req, class.Reason) {
 				retries = 0
 				continue
@@ -103,7 +121,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return resp, final
 		}
 		retries++
-		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
+		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
 		if !providers.Sleep(t.ctx, delay) {
 			return nil, t.ctx.Err()
 		}
@@ -135,7 +153,7 @@ func (t *turn) classify(err error, req providers.Request) providers.Classified {
 	}
 	b := t.a.route.backend()
 	return providers.ClassifyWith(err, providers.ClassifyInput{
-		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength,
+		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength, BaseURL: b.BaseURL,
 		ApproxTokens: compress.Estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
 	})
 }
@@ -168,7 +186,7 @@ func (t *turn) fallback(req *providers.Request, reason string) bool {
 		t.maxTokens = to.MaxTokens
 	}
 	if req != nil {
-		req.Model, req.MaxTokens = to.Model, t.maxTokens
+		req.Model, req.MaxTokens, req.ReasoningEffort = to.Model, t.maxTokens, to.ReasoningEffort
 		if len(req.Messages) > 0 && req.Messages[0].Role == providers.RoleSystem {
 			req.Messages[0].Content = t.sysPrompt
 		}
@@ -237,6 +255,9 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		t.final = "The provider blocked this request under its content policy: " + firstLine(ce.err.Error())
 		return
 	}
+	if t.contextOverflowed(err) {
+		return
+	}
 	if resp != nil && strings.TrimSpace(resp.Content) != "" {
 		// Keep what was streamed before the stream broke.
 		msg := normalize(resp.Message())
@@ -250,6 +271,9 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		t.refund("request_never_sent")
 	}
 	t.final = "API call failed: " + firstLine(err.Error())
+	if ce != nil && ce.class.Reason == providers.ReasonBilling {
+		t.final = billingMessage(ce)
+	}
 	t.exit = ExitRetriesExhausted
 	if max := t.a.opts.MaxIterations; max > 1 && t.apiCalls >= max-1 {
 		reason := "unknown"

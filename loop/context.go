@@ -20,7 +20,26 @@ type contextState struct {
 	lastEst   int // calibrated estimate of the last request sent
 	lastRaw   int // its raw estimate, which the tracker calibrates
 	overLimit bool
+	// stated holds the context windows providers stated in overflow
+	// errors this session, by provider/model; they win over larger
+	// configured or built-in lengths.
+	stated map[string]int
+	// overflowTurn and overflowRetries count the overflow recoveries of
+	// the current turn (at most maxOverflowRetries).
+	overflowTurn    int
+	overflowRetries int
 }
+
+// maxOverflowRetries bounds the compress-and-retry recoveries from a
+// context overflow within one turn.
+const maxOverflowRetries = 3
+
+// fitMargin is the share of the window an overflow recovery aims for:
+// the estimate is calibrated, not exact.
+const fitMargin = 0.9
+
+// backendKey names a backend in contextState.stated.
+func backendKey(b providers.Backend) string { return b.Provider + "/" + b.Model }
 
 // snapshotter is a Store that can keep a compacted history for resume.
 type snapshotter interface {
@@ -30,7 +49,11 @@ type snapshotter interface {
 // ContextLength is the context window of the current backend.
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
-	return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	n := compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	if s := a.ctxs.stated[backendKey(b)]; s > 0 && s < n {
+		return s
+	}
+	return n
 }
 
 func (a *Agent) threshold() int {
@@ -69,33 +92,96 @@ func (t *turn) observeUsage(u providers.Usage) {
 }
 
 // compressOnOverflow handles a context_overflow / payload_too_large error:
-// compress and retry with the iteration refunded (at most 3 per turn). It
-// reports whether the call should be retried.
+// it remembers the window the provider stated (for the session) and
+// calibrates the estimate with the request size it stated, compresses the
+// history to fit that window and retries with the iteration refunded, at
+// most maxOverflowRetries times per turn. It reports whether the call
+// should be retried; when it cannot, callFailed ends the turn with
+// ExitContextOverflow.
 func (t *turn) compressOnOverflow(err error) bool {
 	var ce *callError
 	if !errors.As(err, &ce) || !ce.class.ShouldCompress {
 		return false
 	}
-	if ok, _ := t.a.ctxs.governor.AllowOverflow(); !ok {
+	cs := &t.a.ctxs
+	if cs.overflowTurn != t.n {
+		cs.overflowTurn, cs.overflowRetries = t.n, 0
+	}
+	if lim := ce.class.ContextLimit; lim > 0 {
+		if cs.stated == nil {
+			cs.stated = map[string]int{}
+		}
+		cs.stated[backendKey(t.a.route.backend())] = lim
+	}
+	if p := ce.class.PromptTokens; p > 0 && cs.lastRaw > 0 {
+		cs.tracker.Observe(cs.lastRaw, p)
+	}
+	if cs.overflowRetries >= maxOverflowRetries {
 		return false
 	}
-	res, cerr := t.compress(false, "")
-	if cerr != nil || res.Noop {
+	cs.overflowRetries++
+	fit := t.fitTokens()
+	if fit <= 0 {
+		return false
+	}
+	res, cerr := t.a.compressHistory(t.ctx, false, "", fit, t)
+	if cerr != nil || res.Noop || !res.Fits {
 		return false
 	}
 	t.refund("compression")
 	return true
 }
 
+// fitTokens is the raw estimate the history must stay under for the next
+// request to fit the window: the window (less the output cap) scaled by
+// the tracker's calibration and fitMargin, less the system prompt and
+// the tool schemas.
+func (t *turn) fitTokens() int {
+	window := compress.Window(t.a.contextLength(), t.maxTokens)
+	overhead := compress.MessageOverhead + compress.EstimateText(t.sysPrompt) + compress.Estimate(nil, t.a.toolSpecs())
+	return int(float64(window)*fitMargin/t.a.ctxs.tracker.Ratio()) - overhead
+}
+
+// contextOverflowed ends the turn when the request stayed over the
+// model's window: it reports whether err was such an overflow.
+func (t *turn) contextOverflowed(err error) bool {
+	var ce *callError
+	if !errors.As(err, &ce) || !ce.class.ShouldCompress {
+		return false
+	}
+	t.exit = ExitContextOverflow
+	t.final = "The conversation no longer fits the model's context window (" + t.windowText() + "), even after compression. " +
+		"Run /compress (optionally with a focus) to summarise it harder, or /new to start a fresh session."
+	return true
+}
+
+// overflowExplanation explains ExitContextOverflow.
+func (t *turn) overflowExplanation() string {
+	return "The conversation is over the model's context window (" + t.windowText() + "): compression could not bring the request under it. " +
+		"Use /compress to summarise the session, /new to start over, or a model with a larger window. Cause: " + errText(t.lastErr)
+}
+
+// windowText names the window in force, noting when the provider stated it.
+func (t *turn) windowText() string {
+	b := t.a.route.backend()
+	n := t.a.contextLength()
+	if t.a.ctxs.stated[backendKey(b)] == n {
+		return fmt.Sprintf("%d tokens, as %s stated", n, b.Provider)
+	}
+	return fmt.Sprintf("about %d tokens", n)
+}
+
 // compress runs one pass over the history (not the system prompt) and
 // replaces the in-memory history with the result. The store keeps the full
 // log. manual is /compress.
 func (t *turn) compress(manual bool, focus string) (compress.Result, error) {
-	return t.a.compressHistory(t.ctx, manual, focus, t)
+	return t.a.compressHistory(t.ctx, manual, focus, 0, t)
 }
 
 // compressHistory is shared by the turn and Agent.Compress (t may be nil).
-func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, t *turn) (compress.Result, error) {
+// fit, when positive, is the size the history must fit (an overflow
+// recovery; see compress.Options.FitTokens).
+func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, fit int, t *turn) (compress.Result, error) {
 	cs := &a.ctxs
 	tr, _, err := a.route.transport()
 	if err != nil {
@@ -103,7 +189,7 @@ func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, 
 	}
 	b := a.route.backend()
 	now := a.opts.Now()
-	opts := compress.Options{ContextLength: a.contextLength(), MaxTokens: a.opts.MaxTokens, Threshold: cs.pct, Now: now, Focus: focus}
+	opts := compress.Options{ContextLength: a.contextLength(), MaxTokens: a.opts.MaxTokens, Threshold: cs.pct, Now: now, Focus: focus, FitTokens: fit}
 	opts.SkipSummary = !manual && cs.governor.Cooling(now)
 	a.mu.Lock()
 	hist := append([]providers.Message(nil), a.history...)
@@ -167,7 +253,7 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 		a.compressing = false
 		a.mu.Unlock()
 	}()
-	res, err := a.compressHistory(ctx, true, focus, nil)
+	res, err := a.compressHistory(ctx, true, focus, 0, nil)
 	if err == nil && res.Noop {
 		return fmt.Errorf("nothing to compress yet")
 	}

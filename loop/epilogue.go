@@ -178,6 +178,8 @@ func (t *turn) explain() string {
 		return "The model's last reply was empty; the text it wrote before its housekeeping tools stands as the answer."
 	case t.exit == ExitContentPolicyBlocked:
 		return "The provider refused the request under its content policy."
+	case t.exit == ExitContextOverflow:
+		return t.overflowExplanation()
 	}
 	return "The turn ended without a recognised exit path."
 }

@@ -22,6 +22,9 @@ const (
 	// ExitInvalidToolCalls ends a turn whose model kept sending unknown
 	// tools or unparseable arguments (talaria's addition to the list).
 	ExitInvalidToolCalls = "invalid_tool_calls_exhausted"
+	// ExitContextOverflow ends a turn whose request stays over the model's
+	// context window after compression (talaria's addition to the list).
+	ExitContextOverflow = "context_overflow"
 )
 
 // ExitTextResponse is the one normal exit.

@@ -23,6 +23,9 @@ type continuation struct {
 	nudged    bool
 	prefills  int
 	empties   int
+	// policyFallback: a content-policy block already moved this turn to
+	// the next backend (tried once per turn).
+	policyFallback bool
 }
 
 func (c *continuation) text() string { return strings.Join(c.pieces, "") }
@@ -119,7 +122,7 @@ func (t *turn) emptyResponse(msg providers.Message) bool {
 		return false
 	}
 	if t.fallback(nil, "empty_response") {
-		*c = continuation{pieces: c.pieces, retries: c.retries, truncated: c.truncated}
+		*c = continuation{pieces: c.pieces, retries: c.retries, truncated: c.truncated, policyFallback: c.policyFallback}
 		return false
 	}
 	t.dropScaffolding()

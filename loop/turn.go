@@ -184,9 +184,12 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 		}
 		return t.checkMalformed(msg.ToolCalls)
 	}
-	if resp.FinishReason == providers.FinishContentFilter && t.fallback(nil, providers.ReasonContentPolicyBlocked) {
-		t.refund("content_filter_fallback")
-		return false
+	if resp.FinishReason == providers.FinishContentFilter {
+		if t.policyFallback(nil) {
+			t.refund("content_filter_fallback")
+			return false
+		}
+		return t.contentFiltered(msg)
 	}
 	if resp.FinishReason == providers.FinishLength && msg.Content != "" {
 		return t.continueTruncated(msg, resp.Content)

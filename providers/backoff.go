@@ -216,22 +216,54 @@ func DefaultRetryPolicy() RetryPolicy {
 
 // RetryDelay is the wait before retry attempt (1-based) of an error
 // classified as c, whose response carried h and body. A server-requested
-// delay (RetryAfter; for rate limits also ResetHint, never shorter than the
+// delay (RetryAfter; for rate limits also a reset stated in the body —
+// resets_in_seconds, resets_at — and ResetHint, never shorter than the
 // backoff) wins over the backoff and sets honoured; tooLong reports that
 // the server asked for more than pol.RetryAfterCap, in which case the
-// caller should fall back or give up rather than wait. jitter is in [0, 1).
+// caller should fall back or give up rather than wait. An error marked
+// AdaptiveBackoff waits AdaptiveDelay from its fourth retry on. jitter is
+// in [0, 1).
 func RetryDelay(c Classified, attempt int, h http.Header, body string, pol RetryPolicy, jitter float64, now time.Time) (delay time.Duration, honoured bool, tooLong bool) {
 	backoff := Backoff(attempt, pol.BaseDelay, pol.MaxDelay, jitter)
 	server, ok := RetryAfter(h, body, now)
 	if !ok && (c.Reason == ReasonRateLimit || c.Reason == ReasonUpstreamRateLimit) {
-		if server, ok = ResetHint(h, body, now); ok {
+		if server, ok = bodyResetIn(body, now); !ok {
+			server, ok = ResetHint(h, body, now)
+		}
+		if ok {
 			server = max(server, backoff)
 		}
 	}
 	if !ok {
+		if c.AdaptiveBackoff {
+			if d, slow := AdaptiveDelay(attempt, jitter); slow {
+				if pol.RetryAfterCap > 0 && d > pol.RetryAfterCap {
+					d = pol.RetryAfterCap
+				}
+				return d, false, false
+			}
+		}
 		return backoff, false, false
 	}
 	return server, true, pol.RetryAfterCap > 0 && server > pol.RetryAfterCap
+}
+
+// AdaptiveRetries is how many retries an AdaptiveBackoff error gets at
+// least: 3 with the normal backoff and 4 slow ones.
+const AdaptiveRetries = 7
+
+// AdaptiveDelay is the wait before retry attempt (1-based) of a known
+// overload whose windows outlast short backoffs (Z.AI code 1305): the
+// first 3 retries use the normal backoff (slow is false), later ones 30,
+// 60, 90 and then 120 s, plus up to 20% jitter.
+func AdaptiveDelay(attempt int, jitter float64) (d time.Duration, slow bool) {
+	if attempt <= 3 {
+		return 0, false
+	}
+	steps := [...]time.Duration{30 * time.Second, 60 * time.Second, 90 * time.Second, 120 * time.Second}
+	d = steps[min(attempt-4, len(steps)-1)]
+	jitter = min(max(jitter, 0), 1)
+	return d + time.Duration(jitter*0.2*float64(d)), true
 }
 
 // Sleep waits d or until ctx is done, and reports whether it slept fully.

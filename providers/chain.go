@@ -17,6 +17,9 @@ type Backend struct {
 	APIKeys       []string
 	MaxTokens     int
 	ContextLength int
+	// ReasoningEffort is model.reasoning_effort: "" (off), low, medium or
+	// high; sent as Request.ReasoningEffort.
+	ReasoningEffort string
 }
 
 // sameBackend reports whether a and b reach the same model at the same
@@ -124,6 +127,20 @@ func (c *FallbackChain) Pool() *CredentialPool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pools[c.idx]
+}
+
+// RequireReasoning turns reasoning on (at effort) for the backend in use
+// when it has none configured, for the rest of the session: the model
+// refused a request without it (reasoning_mandatory). It returns the
+// effort now in force.
+func (c *FallbackChain) RequireReasoning(effort string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := &c.entries[c.idx]
+	if b.ReasoningEffort == "" {
+		b.ReasoningEffort = effort
+	}
+	return b.ReasoningEffort
 }
 
 // Active reports whether a fallback (not the primary) is in use.

@@ -63,6 +63,9 @@ const (
 	// ReasonLongContextTier is Anthropic's 1M-context tier gate: cap the
 	// context and compress.
 	ReasonLongContextTier FailoverReason = "long_context_tier"
+	// ReasonReasoningMandatory is a model that refuses to answer with
+	// reasoning/thinking off: retry once with reasoning enabled.
+	ReasonReasoningMandatory FailoverReason = "reasoning_mandatory"
 	// ReasonLlamaCppGrammar is llama.cpp failing to compile a tool schema:
 	// strip pattern/format from the tool schemas and retry.
 	ReasonLlamaCppGrammar FailoverReason = "llama_cpp_grammar_pattern"
@@ -103,6 +106,21 @@ type Classified struct {
 	// UpstreamProvider is the provider behind an aggregator (OpenRouter's
 	// metadata.provider_name).
 	UpstreamProvider string
+	// StructuredReset says the server stated when a usage limit lifts (a
+	// resets_in_seconds / resets_at body field or an x-ratelimit-reset*
+	// header): wait for that reset when it is within agent.retry_after_cap
+	// rather than rotating the key or falling back.
+	StructuredReset bool
+	// AdaptiveBackoff marks a known overload whose windows outlast short
+	// backoffs (Z.AI coding plan code 1305): after the first 3 retries the
+	// waits grow to 30, 60, 90 and 120 s (see RetryDelay).
+	AdaptiveBackoff bool
+	// ContextLimit is the context window the provider's overflow message
+	// states, in tokens; 0 when it states none.
+	ContextLimit int
+	// PromptTokens is the request size the overflow message states, in
+	// tokens; 0 when it states none.
+	PromptTokens int
 }
 
 // ClassifyInput is the session context that size-dependent rules need.
@@ -118,6 +136,9 @@ type ClassifyInput struct {
 	// ReasoningModel marks models whose long silences cause disconnects
 	// that say nothing about the prompt size.
 	ReasoningModel bool
+	// BaseURL is the endpoint of the failed request (provider-specific
+	// rules such as Z.AI's coding-plan overload need it).
+	BaseURL string
 }
 
 // contextLength returns the window, defaulting to 200k.
@@ -180,6 +201,13 @@ func ClassifyWith(err error, in ClassifyInput) Classified {
 			c.Provider = ae.Provider
 		}
 		applyShouldRetry(&c, ae.Headers)
+		if c.Reason == ReasonContextOverflow || c.Reason == ReasonPayloadTooLarge {
+			c.ContextLimit, c.PromptTokens = StatedContextLimit(ev.text)
+		}
+		if ae.Status == 429 && isZAICodingOverload(ae.Body, in) {
+			c.Reason, c.Retryable, c.ShouldRotateCredential = ReasonOverloaded, true, false
+			c.AdaptiveBackoff = true
+		}
 	default:
 		c = classifyPlain(err, in)
 	}
@@ -204,7 +232,7 @@ func newClassified(reason FailoverReason) Classified {
 	case ReasonContextOverflow, ReasonPayloadTooLarge, ReasonLongContextTier:
 		c.ShouldCompress = true
 	case ReasonModelNotFound, ReasonFormatError, ReasonImageCorrupt,
-		ReasonMultimodalToolContent, ReasonInvalidEncryptedContent:
+		ReasonMultimodalToolContent, ReasonInvalidEncryptedContent, ReasonReasoningMandatory:
 		c.ShouldFallback = true
 	}
 	// ssl_cert_verification, image_too_large, provider_policy_blocked,
@@ -219,7 +247,7 @@ func classifyAPI(ae *APIError, ev *evidence, in ClassifyInput) Classified {
 		return c
 	}
 	if ae.Status >= 400 {
-		return byStatus(ae.Status, ev, in)
+		return byStatus(ae.Status, ev, ae, in)
 	}
 	// No HTTP error status: a transport failure, or an error event inside
 	// a stream that already answered 200.

@@ -77,9 +77,39 @@ func hasTransientSignal(t string) bool {
 		"periodic", "window", "per minute", "per second")
 }
 
-// hasResetSignal matches reset fields in the text of a 429 body.
-func hasResetSignal(t string) bool {
-	return containsAny(t, "resets_in_seconds", "resets_at", "reset_at", "retry_after")
+// isQuotaWallText matches a quota or credit wall: a limit that a short
+// wait does not lift ("Monthly quota reached.", "API key limit exceeded.",
+// "Insufficient credits remaining.").
+func isQuotaWallText(t string) bool {
+	return containsAny(t,
+		"quota reached", "quota exceeded", "quota exhausted", "quota has been reached",
+		"quota has been exceeded", "quota has been exhausted", "monthly quota",
+		"monthly limit", "daily quota", "weekly quota", "credits remaining",
+		"insufficient credit", "out of credits", "no credits", "credit limit",
+		"key limit exceeded", "key limit reached", "usage quota")
+}
+
+// hasTextReset matches a reset time written in a message ("try again at
+// 12:16 PM", "resets in 2 hours"): a limit that lifts, though not when
+// in a form worth waiting for.
+func hasTextReset(t string) bool {
+	return containsAny(t,
+		"try again at", "try again after", "resets at", "reset at", "resets in",
+		"reset in", "available in", "available again at", "reset after")
+}
+
+// isReasoningMandatoryText matches a model that refuses requests with
+// reasoning/thinking off (OpenRouter "Reasoning is mandatory for this
+// endpoint and cannot be disabled.", Gemini "This model only works in
+// thinking mode.", DashScope's enable_thinking restricted to true).
+func isReasoningMandatoryText(t string) bool {
+	return containsAny(t,
+		"reasoning is mandatory", "reasoning is required", "requires reasoning",
+		"reasoning cannot be disabled", "reasoning must be enabled",
+		"only works in thinking mode", "thinking mode is required",
+		"thinking is required", "requires thinking", "thinking must be enabled",
+		"thinking cannot be disabled", "enable_thinking parameter is restricted to true",
+		"must enable thinking", "must enable reasoning")
 }
 
 // isOverloadText matches server-capacity messages.
@@ -146,7 +176,7 @@ func isContentPolicyText(t string) bool {
 		"your request was flagged by", "prompt was flagged by our safety",
 		"responses cannot be generated due to safety", "content_filter",
 		"responsibleaipolicyviolation", "new_sensitive", "requires moderation",
-		"your input was flagged")
+		"your input was flagged", "flagged as potentially violating")
 }
 
 // isParamRejectText matches unknown or unsupported request parameters.

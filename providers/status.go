@@ -4,7 +4,7 @@ import "strings"
 
 // byStatus applies the HTTP status rules of reference/hermes.md §3.4 to an
 // error status (≥ 400). It always decides.
-func byStatus(s int, ev *evidence, in ClassifyInput) Classified {
+func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 	t := ev.text
 	switch {
 	case s == 401:
@@ -27,7 +27,7 @@ func byStatus(s int, ev *evidence, in ClassifyInput) Classified {
 	case s == 413:
 		return newClassified(ReasonPayloadTooLarge)
 	case s == 429:
-		return status429(ev)
+		return status429(ev, ae)
 	case s == 400:
 		return status400(ev, in)
 	case s == 500 || s == 502:
@@ -69,6 +69,18 @@ func authReason(t string) Classified {
 	return newClassified(ReasonAuth)
 }
 
+// hasHardBillingCode reports a structured billing code other than the
+// ambiguous usage_limit_reached (which a stated reset turns into a rate
+// limit).
+func hasHardBillingCode(ev *evidence) bool {
+	for _, code := range ev.codes {
+		if r, ok := codeReason(code); ok && r == ReasonBilling && code != "usage_limit_reached" {
+			return true
+		}
+	}
+	return false
+}
+
 // hasBillingCode reports a structured billing code.
 func hasBillingCode(ev *evidence) bool {
 	for _, code := range ev.codes {
@@ -101,9 +113,19 @@ func status404(ev *evidence) Classified {
 
 // status429 separates overload, OpenRouter's upstream throttle, a request
 // that can never fit the per-minute budget, exhausted billing and a plain
-// rate limit.
-func status429(ev *evidence) Classified {
+// rate limit. A usage limit whose reset the server states (a body field,
+// or an x-ratelimit-reset* / Retry-After header) is a rate limit with
+// StructuredReset; a quota or credit wall with no reset is billing, even
+// when its envelope carries a generic rate-limit type or code.
+func status429(ev *evidence, ae *APIError) Classified {
 	t := ev.text
+	msg := strings.ToLower(ev.message)
+	// The envelope's type or code (rate_limit_error, rate_limit_exceeded)
+	// is the same for every 429, so only the message and Gemini's
+	// RESOURCE_EXHAUSTED (a per-minute or per-day quota) say "throttle".
+	throttle := isRateLimitText(msg) || hasTextReset(msg) || ev.hasCode("resource_exhausted")
+	strongWall := isBillingText(msg) || isQuotaWallText(msg)
+	weakWall := isUsageLimitText(msg) || ev.hasCode("usage_limit_reached")
 	switch {
 	case isOverloadText(t):
 		return newClassified(ReasonOverloaded)
@@ -111,9 +133,15 @@ func status429(ev *evidence) Classified {
 		return newClassified(ReasonUpstreamRateLimit)
 	case isTPMTooLargeText(t):
 		return newClassified(ReasonPayloadTooLarge)
-	case hasBillingCode(ev):
+	case hasHardBillingCode(ev):
 		return newClassified(ReasonBilling)
-	case (isBillingText(t) || isUsageLimitText(t)) && !isRateLimitText(t) && !hasResetSignal(t) && !ev.resetHeader:
+	case bodyReset(ae.Body), (strongWall || weakWall) && headerReset(ae.Headers):
+		c := newClassified(ReasonRateLimit)
+		c.StructuredReset = true
+		return c
+	case strongWall && !throttle:
+		return newClassified(ReasonBilling)
+	case weakWall && !throttle && !isRateLimitText(t):
 		return newClassified(ReasonBilling)
 	}
 	return newClassified(ReasonRateLimit)
@@ -129,6 +157,8 @@ func status400(ev *evidence, in ClassifyInput) Classified {
 	switch {
 	case isMultimodalToolText(t):
 		r = ReasonMultimodalToolContent
+	case isReasoningMandatoryText(t):
+		r = ReasonReasoningMandatory
 	case isImageCorruptText(t):
 		r = ReasonImageCorrupt
 	case isImageTooLargeText(t):

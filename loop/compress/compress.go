@@ -28,6 +28,10 @@ type Result struct {
 	Noop bool
 	// Summary is the summary body inserted (without prefix).
 	Summary string
+	// Cut is how many tool results were cut to fit Options.FitTokens.
+	Cut int
+	// Fits reports, with Options.FitTokens, that the history now fits.
+	Fits bool
 }
 
 // Compress runs one compression (hermes.md §8): prune old tool outputs
@@ -44,15 +48,31 @@ type Result struct {
 // FallbackSummary instead.
 func Compress(ctx context.Context, t providers.Transport, model string, msgs []providers.Message, previousSummary string, opts Options) ([]providers.Message, Result, error) {
 	o := opts.withDefaults()
+	fit := o.FitTokens > 0
 	res := Result{TokensBefore: Estimate(msgs, nil)}
-	pruned, n := PruneToolOutputs(msgs, PruneBoundary(msgs, o))
+	// The current iteration's tool results are never pruned before the
+	// model has seen them.
+	protect := min(PruneBoundary(msgs, o), UnseenStart(msgs))
+	if fit {
+		protect = UnseenStart(msgs)
+		o.ProtectFirstN = 1
+	}
+	pruned, n := PruneToolOutputs(msgs, protect)
 	res.Pruned = n
 	plan := PlanCompression(pruned, o)
+	if fit {
+		plan = fitPlan(pruned, plan, o)
+	}
 	plan.Pruned = n
 	if plan.Noop {
-		res.TokensAfter = plan.TokensBefore
-		res.Noop = n == 0
-		return pruned, res, nil
+		out := pruned
+		if fit {
+			out, res.Cut = cutToFit(out, o.FitTokens)
+		}
+		res.TokensAfter = Estimate(out, nil)
+		res.Noop = n == 0 && res.Cut == 0
+		res.Fits = fit && res.TokensAfter <= o.FitTokens
+		return out, res, nil
 	}
 	middle := pick(pruned, plan.Middle)
 	summary := ""
@@ -78,9 +98,17 @@ func Compress(ctx context.Context, t providers.Transport, model string, msgs []p
 		summary = fallbackWithPrevious(middle, previousSummary)
 		res.UsedFallback = true
 	}
+	if fit {
+		kept := Estimate(pick(pruned, plan.Head), nil) + Estimate(pick(pruned, plan.Tail), nil)
+		summary = fitSummary(summary, o.FitTokens-kept-EstimateText(SummaryPrefix+summaryEnd)-2*MessageOverhead)
+	}
 	out := Apply(pruned, plan, summary)
+	if fit {
+		out, res.Cut = cutToFit(out, o.FitTokens)
+	}
 	res.Summary = summary
 	res.TokensAfter = Estimate(out, nil)
+	res.Fits = fit && res.TokensAfter <= o.FitTokens
 	return out, res, nil
 }
 

@@ -44,6 +44,15 @@ type Options struct {
 	// SkipSummary makes Compress use FallbackSummary without a model call
 	// (for example while the Governor's failure cooldown runs).
 	SkipSummary bool
+	// FitTokens, when positive, is the size the compressed history must
+	// fit (a window the provider stated in an overflow error, less the
+	// system prompt and tools): every tool output but the current
+	// iteration's is pruned, the head keeps only the first message, the
+	// kept tail shrinks when head and tail alone leave no room for the
+	// summary, the summary is clipped to the room left, and the largest
+	// tool results are cut with a marker as a last resort. Result.Fits
+	// says whether the outcome fits.
+	FitTokens int
 }
 
 // withDefaults fills the zero fields.

@@ -37,6 +37,9 @@ type Model struct {
 	APIMode       string   `yaml:"api_mode"`
 	ContextLength int      `yaml:"context_length"`
 	MaxTokens     int      `yaml:"max_tokens"`
+	// ReasoningEffort asks for reasoning/thinking: low | medium | high;
+	// empty (the default) leaves it off.
+	ReasoningEffort string `yaml:"reasoning_effort"`
 }
 
 // Agent holds loop limits and retry timing.

@@ -48,6 +48,8 @@ type Backend struct {
 	APIKeys       []string // the pool, in order; may be empty for local servers
 	ContextLength int
 	MaxTokens     int
+	// ReasoningEffort is model.reasoning_effort ("" off).
+	ReasoningEffort string
 }
 
 // Overrides are the command-line flags that take precedence over the file.
@@ -120,7 +122,7 @@ func Resolve(m Model, getenv func(string) string) (Backend, error) {
 		}
 	}
 	d := Defaults(m.Provider)
-	b := Backend{Provider: m.Provider, Model: m.Name, BaseURL: m.BaseURL, APIMode: m.APIMode, ContextLength: m.ContextLength, MaxTokens: m.MaxTokens}
+	b := Backend{Provider: m.Provider, Model: m.Name, BaseURL: m.BaseURL, APIMode: m.APIMode, ContextLength: m.ContextLength, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort}
 	if b.Model == "" {
 		b.Model = d.Model
 	}

@@ -88,6 +88,11 @@ func validateModel(m Model, key string, bad func(string, string) error) error {
 	if m.MaxTokens < 0 {
 		return bad(key+".max_tokens", "must be positive")
 	}
+	if m.ReasoningEffort != "" {
+		if err := oneOf(key+".reasoning_effort", m.ReasoningEffort, ReasoningEfforts(), bad); err != nil {
+			return err
+		}
+	}
 	if m.BaseURL != "" && !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
 		return bad(key+".base_url", fmt.Sprintf("must start with http:// or https://, got %q", m.BaseURL))
 	}
@@ -111,6 +116,9 @@ func validateThresholds(g Guardrails, bad func(string, string) error) error {
 	}
 	return check("hard_stop_after", g.HardStopAfter)
 }
+
+// ReasoningEfforts are the values of model.reasoning_effort.
+func ReasoningEfforts() []string { return []string{"low", "medium", "high"} }
 
 func oneOf(key, val string, allowed []string, bad func(string, string) error) error {
 	if slices.Contains(allowed, val) {
