@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -70,26 +71,48 @@ func v4aHeader(line string) (verb, arg string, ok bool) {
 }
 
 // v4aControl returns the control line ("*** ...") that l is, with
-// trailing whitespace removed, or "" when l is content. Only a line that
-// starts with "***" is control: inside a file section a line starting with
-// a space, '-' or '+' is content even when it reads "*** End Patch". Before
-// the first file section (inSection false) leading whitespace is
-// tolerated.
+// surrounding whitespace removed, or "" when l is content. A line starting
+// with "***" is control. Inside a file section (inSection) a line starting
+// with '-' or '+' is always content, and one padded with whitespace is
+// control only when it is a known marker (a file header, "*** End of
+// File", "*** End Patch"): models pad marker lines, while content such as
+// " *** bold" stays a context line. Before the first file section leading
+// whitespace is always tolerated.
 func v4aControl(l string, inSection bool) string {
-	if !inSection {
-		l = strings.TrimLeft(l, " \t")
-	}
-	if !strings.HasPrefix(l, "***") {
+	t := strings.TrimLeft(l, " \t")
+	if !strings.HasPrefix(t, "***") {
 		return ""
 	}
-	return strings.TrimRight(l, " \t")
+	t = strings.TrimRight(t, " \t")
+	if !inSection || strings.HasPrefix(l, "***") {
+		return t
+	}
+	if _, _, ok := v4aHeader(t); ok || t == "*** End Patch" || t == "*** End of File" {
+		return t
+	}
+	return ""
+}
+
+// v4aTruncated is the error of a patch without its closing marker.
+const v4aTruncated = "the patch ends without *** End Patch; it may have been cut off. Send the whole patch again, ending with a line \"*** End Patch\""
+
+// onlyTrailer reports whether lines hold nothing but blank lines and
+// Markdown fences: what may follow the end of a patch.
+func onlyTrailer(lines []string) bool {
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "```") {
+			return false
+		}
+	}
+	return true
 }
 
 // parseV4A parses the text of a V4A patch. It tolerates a missing
-// "*** Begin Patch" or "*** End Patch", surrounding Markdown fences, CRLF
-// line endings and context lines whose leading space was stripped. Control
-// lines ("*** ...") are recognised only at the start of a line, so that
-// file content that looks like one is kept as content.
+// "*** Begin Patch", surrounding Markdown fences, CRLF line endings,
+// marker lines padded with whitespace and context lines whose leading
+// space was stripped. A patch without "*** End Patch" is refused whole: it
+// may have been cut off, and applying part of it (above all its deletes)
+// would do what nobody asked. See v4aControl for what counts as a marker.
 func parseV4A(text string) ([]v4aFile, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	start := 0
@@ -122,9 +145,13 @@ func parseV4A(text string) ([]v4aFile, error) {
 		t := strings.TrimSpace(l)
 		ctl := v4aControl(l, cur != nil)
 		switch {
-		case ctl == "*** End Patch":
+		case ctl == "*** End Patch" && (strings.HasPrefix(l, "***") || cur == nil || onlyTrailer(lines[i+1:])):
 			ended = true
 			continue
+		case ctl == "*** End Patch":
+			// A padded "*** End Patch" with patch lines after it is the
+			// context line of a file that holds that text.
+			ctl = ""
 		case ctl == "*** End of File":
 			if cur == nil || cur.op != v4aUpdate || hunk == nil {
 				return nil, fmt.Errorf("line %d: \"*** End of File\" must follow the lines of a hunk in an Update File section", n)
@@ -227,6 +254,9 @@ func parseV4A(text string) ([]v4aFile, error) {
 		}
 	}
 	flushHunk()
+	if !ended && len(files) > 0 {
+		return nil, errors.New(v4aTruncated)
+	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no file sections found; a V4A patch looks like \"*** Begin Patch\\n*** Update File: path\\n@@ anchor\\n context\\n-old\\n+new\\n*** End Patch\"")
 	}

