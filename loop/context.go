@@ -21,8 +21,8 @@ type contextState struct {
 	lastRaw   int // its raw estimate, which the tracker calibrates
 	overLimit bool
 	// stated holds the context windows providers stated in overflow
-	// errors this session, by provider/model; they win over larger
-	// configured or built-in lengths.
+	// errors this session, by provider/model; they win over configured
+	// or built-in lengths.
 	stated map[string]int
 	// overflowTurn and overflowRetries count the overflow recoveries of
 	// the current turn (at most maxOverflowRetries).
@@ -33,6 +33,10 @@ type contextState struct {
 // maxOverflowRetries bounds the compress-and-retry recoveries from a
 // context overflow within one turn.
 const maxOverflowRetries = 3
+
+// maxFitRatio bounds the calibration taken from one stated request size
+// (the provider's own count of the request we estimated).
+const maxFitRatio = 16.0
 
 // fitMargin is the share of the window an overflow recovery aims for:
 // the estimate is calibrated, not exact.
@@ -49,11 +53,10 @@ type snapshotter interface {
 // ContextLength is the context window of the current backend.
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
-	n := compress.ContextLength(b.Provider, b.Model, b.ContextLength)
-	if s := a.ctxs.stated[backendKey(b)]; s > 0 && s < n {
-		return s
+	if s := a.ctxs.stated[backendKey(b)]; s > 0 {
+		return s // the provider's own word wins over any guess or setting
 	}
-	return n
+	return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
 }
 
 func (a *Agent) threshold() int {
@@ -113,18 +116,27 @@ func (t *turn) compressOnOverflow(err error) bool {
 		}
 		cs.stated[backendKey(t.a.route.backend())] = lim
 	}
+	// The request size the provider stated is the surest calibration of
+	// this very request: never aim above it.
+	ratio := cs.tracker.Ratio()
 	if p := ce.class.PromptTokens; p > 0 && cs.lastRaw > 0 {
 		cs.tracker.Observe(cs.lastRaw, p)
+		ratio = max(ratio, min(float64(p)/float64(cs.lastRaw), maxFitRatio))
 	}
 	if cs.overflowRetries >= maxOverflowRetries {
 		return false
 	}
 	cs.overflowRetries++
-	fit := t.fitTokens()
+	fit := t.fitTokens(ratio)
 	if fit <= 0 {
 		return false
 	}
 	res, cerr := t.a.compressHistory(t.ctx, false, "", fit, t)
+	if cerr == nil && res.Noop && res.Fits {
+		// By our estimate it already fitted, yet the provider refused it:
+		// the estimate runs low for this content. Aim at half.
+		res, cerr = t.a.compressHistory(t.ctx, false, "", fit/2, t)
+	}
 	if cerr != nil || res.Noop || !res.Fits {
 		return false
 	}
@@ -134,12 +146,15 @@ func (t *turn) compressOnOverflow(err error) bool {
 
 // fitTokens is the raw estimate the history must stay under for the next
 // request to fit the window: the window (less the output cap) scaled by
-// the tracker's calibration and fitMargin, less the system prompt and
-// the tool schemas.
-func (t *turn) fitTokens() int {
+// the calibration ratio (real tokens per estimated one) and fitMargin,
+// less the system prompt and the tool schemas.
+func (t *turn) fitTokens(ratio float64) int {
+	if ratio <= 0 {
+		ratio = 1
+	}
 	window := compress.Window(t.a.contextLength(), t.maxTokens)
 	overhead := compress.MessageOverhead + compress.EstimateText(t.sysPrompt) + compress.Estimate(nil, t.a.toolSpecs())
-	return int(float64(window)*fitMargin/t.a.ctxs.tracker.Ratio()) - overhead
+	return int(float64(window)*fitMargin/ratio) - overhead
 }
 
 // contextOverflowed ends the turn when the request stayed over the
