@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -156,4 +157,10 @@ func (t *turn) contentFiltered(msg providers.Message) bool {
 		t.final = msg.Content
 	}
 	return true
+}
+
+// isBilling reports a call that failed for good on billing.
+func isBilling(err error) bool {
+	var ce *callError
+	return errors.As(err, &ce) && ce.class.Reason == providers.ReasonBilling
 }

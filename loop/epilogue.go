@@ -164,6 +164,8 @@ func (t *turn) explain() string {
 		return "Interrupted by the user; the session is saved and can be continued."
 	case t.exit == ExitBudgetExhausted || strings.HasPrefix(t.exit, "max_iterations_reached"):
 		return fmt.Sprintf("The iteration budget (%d model calls) ran out; the model was asked to summarise. Raise agent.max_iterations or --max-iterations to allow longer turns.", t.a.opts.MaxIterations)
+	case t.exit == ExitRetriesExhausted && isBilling(t.lastErr):
+		return "The provider refused the request for billing: the quota or credits are exhausted and no other key or fallback could take over. " + errText(t.lastErr)
 	case t.exit == ExitRetriesExhausted:
 		return "The provider kept failing: " + errText(t.lastErr)
 	case t.exit == ExitPartialStreamRecovery:

@@ -53,8 +53,9 @@ func TestQuotaWallWithoutFallbackFailsFastNamingBilling(t *testing.T) {
 		if res.Completed || len(f.srv.Requests()) != 1 || len(ofType[*RetryScheduled](f.rec)) != 0 {
 			t.Fatalf("%s: retried or completed: %d requests, %+v", body, len(f.srv.Requests()), res)
 		}
-		if !strings.HasPrefix(res.FinalResponse, "Billing:") || !strings.Contains(res.FinalResponse, "quota or credits") {
-			t.Fatalf("final response does not name billing: %q", res.FinalResponse)
+		if !strings.HasPrefix(res.FinalResponse, "Billing:") || !strings.Contains(res.FinalResponse, "quota or credits") ||
+			!strings.Contains(res.Explanation, "billing") {
+			t.Fatalf("final response or explanation does not name billing: %q / %q", res.FinalResponse, res.Explanation)
 		}
 	}
 }
