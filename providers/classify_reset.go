@@ -25,6 +25,11 @@ type resetFields struct {
 // in seconds or milliseconds or an RFC 3339 date), at the top level or under
 // "error".
 func bodyResetIn(body string, now time.Time) (time.Duration, bool) {
+	return usageReset(body, now, true)
+}
+
+// usageReset is bodyResetIn, reading retry_after only when withRetryAfter.
+func usageReset(body string, now time.Time, withRetryAfter bool) (time.Duration, bool) {
 	b := bytes.TrimSpace([]byte(body))
 	if len(b) == 0 || b[0] != '{' {
 		return 0, false
@@ -47,7 +52,7 @@ func bodyResetIn(body string, now time.Time) (time.Duration, bool) {
 		if d, ok := seconds(f.ResetsInSeconds); ok {
 			return d, true
 		}
-		if d, ok := seconds(f.RetryAfter); ok {
+		if d, ok := seconds(f.RetryAfter); ok && withRetryAfter {
 			return d, true
 		}
 		for _, at := range []json.RawMessage{f.ResetsAt, f.ResetAt} {
@@ -85,9 +90,11 @@ func untilTime(v string, now time.Time) (time.Duration, bool) {
 	return d, d > 0
 }
 
-// bodyReset reports a JSON body that states when its limit resets.
+// bodyReset reports a JSON body that states when its usage limit resets
+// (resets_in_seconds, resets_at, reset_at; a bare retry_after is the
+// ordinary Retry-After, which RetryDelay honours for any error).
 func bodyReset(body string) bool {
-	_, ok := bodyResetIn(body, time.Now())
+	_, ok := usageReset(body, time.Now(), false)
 	return ok
 }
 

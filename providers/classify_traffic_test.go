@@ -113,3 +113,10 @@ func TestAdaptiveAndResetDelays(t *testing.T) {
 		t.Errorf("resets_in_seconds over the cap: %s %v %v", d, honoured, tooLong)
 	}
 }
+
+func TestBodyRetryAfterIsNotAUsageReset(t *testing.T) {
+	c := Classify(&APIError{Status: 429, Body: `{"error":{"message":"Rate limit exceeded","type":"rate_limit_error","retry_after":3}}`})
+	if c.Reason != ReasonRateLimit || c.StructuredReset {
+		t.Fatalf("%+v", c)
+	}
+}
