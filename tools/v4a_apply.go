@@ -289,7 +289,7 @@ func applyHunks(content string, f v4aFile) (string, []diffHunk, error) {
 		}
 		repl, dl := hunkLines(h, lines, ends, start, eol)
 		edits = append(edits, v4aEdit{start: start, n: len(old), repl: repl, diff: diffHunk{oldStart: start + 1, lines: dl}, hunk: i})
-		if len(old) > 0 || anchored {
+		if len(old) > 0 || start < len(lines) {
 			// An addition at the end of the file leaves the search where
 			// it was: a later hunk may still match above it.
 			cursor = max(cursor, start+len(old))

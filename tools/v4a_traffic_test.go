@@ -55,6 +55,12 @@ func TestV4ATrafficRules(t *testing.T) {
 			want:  map[string]string{"x.go": "package x\n\nfunc a() { return }\n\nfunc b() {}\n// appended\n"},
 		},
 		{
+			name:  "an End of File addition does not hide earlier lines either",
+			files: map[string]string{"e.txt": "head\nbody\n"},
+			patch: "*** Begin Patch\n*** Update File: e.txt\n@@ body\n+tail\n*** End of File\n@@\n-head\n+HEAD\n*** End Patch",
+			want:  map[string]string{"e.txt": "HEAD\nbody\ntail\n"},
+		},
+		{
 			name:  "hunks out of file order still apply when each matches once",
 			files: map[string]string{"o.txt": "1\n2\n3\n4\n5\n"},
 			patch: "*** Begin Patch\n*** Update File: o.txt\n 4\n-5\n+five\n@@\n-1\n+one\n 2\n*** End Patch",
