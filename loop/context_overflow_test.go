@@ -190,3 +190,32 @@ func readOutput(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// The case of the issue: the preflight already compressed, and the
+// provider still refuses with a window far below the local one.
+func TestOverflowRightAfterAPreflightPass(t *testing.T) {
+	// A window the history just passes the threshold of (85% of it).
+	window := int(float64(compress.Estimate(longHistory(12), nil)) * 1.05)
+	f := newFixture(t, func(o *Options) {
+		o.History = longHistory(12)
+		o.Compression = true
+		o.Tools = tools.NewRegistry()
+		o.Chain = providers.NewFallbackChain(providers.Backend{Provider: "custom", Model: "test-model", ContextLength: window}, nil)
+	})
+	f.srv.Push(
+		pt.Text("## Historical Task Snapshot\nThe user asked questions 0 to 9."), // preflight summary
+		pt.Error(400, fmt.Sprintf(overflow4000, 5200), nil),
+		pt.Text("## Historical Task Snapshot\nThe user asked twelve questions."), // fit summary
+		pt.Text("Answer within the window."),
+	)
+	res := f.run(t, "one more question")
+	if !res.Completed || res.FinalResponse != "Answer within the window." {
+		t.Fatalf("result: %+v", res)
+	}
+	if c := ofType[*Compression](f.rec); len(c) != 2 {
+		t.Fatalf("compressions: %d, want the preflight and the fit", len(c))
+	}
+	if got := requestTokens(t, f.srv, 3); got >= 4000 {
+		t.Fatalf("the retried request is %d tokens", got)
+	}
+}
