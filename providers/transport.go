@@ -20,43 +20,17 @@ type Endpoint struct {
 	HTTPClient *http.Client
 }
 
-// Transport converts neutral messages to one wire format and back, and
-// performs a streamed call. The conversion methods are pure; Stream does the
-// I/O and reports deltas as they arrive.
+// Transport is a wire: it converts neutral requests to one wire format,
+// performs a streamed call and assembles the answer. Its conversions are
+// unexported in the wire's package. The loop consumes transports through
+// its own interface of the same shape (loop.Transport); this one is what
+// the registry's factories return.
 type Transport interface {
-	// APIMode is the registry key (chat_completions, anthropic_messages, ...).
-	APIMode() string
-	// ConvertMessages maps neutral messages to the wire's message list.
-	ConvertMessages(msgs []Message) (any, error)
-	// ConvertTools maps tool specs to the wire's tool list.
-	ConvertTools(tools []ToolSpec) (any, error)
-	// BuildRequest builds the full wire request body.
-	BuildRequest(req Request) (any, error)
-	// NormalizeResponse turns a complete wire response into a Response.
-	NormalizeResponse(raw any) (*Response, error)
 	// Stream sends req and assembles the streamed response, calling onDelta
 	// (when non-nil) for each fragment. Errors from the server are returned
 	// as *APIError; a stream cut mid-way returns the partial Response along
 	// with the error.
 	Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error)
-}
-
-// ResponseValidator is implemented by transports that can reject a
-// structurally invalid response (no choices, empty content list, ...).
-type ResponseValidator interface {
-	ValidateResponse(r *Response) error
-}
-
-// CacheStatsExtractor is implemented by transports that report prompt-cache
-// reads and writes from a raw wire response.
-type CacheStatsExtractor interface {
-	CacheStats(raw any) (read, write int)
-}
-
-// FinishReasonMapper is implemented by transports whose finish reasons need
-// mapping onto the normalized set.
-type FinishReasonMapper interface {
-	MapFinishReason(wire string) string
 }
 
 // Factory builds a transport for an endpoint.

@@ -228,11 +228,9 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 	return tc
 }
 
-// MapFinishReason maps a wire stop_reason onto the normalized set (see the
+// mapFinishReason maps a wire stop_reason onto the normalized set (see the
 // package documentation); pause_turn becomes FinishPauseTurn, unknown values
 // count as stop, and "" stays "".
-func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
-
 func mapFinishReason(wire string) string {
 	switch wire {
 	case "":

@@ -43,13 +43,8 @@ type geminiTransport struct {
 	client  *http.Client
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*geminiTransport)(nil)
-	_ providers.ResponseValidator   = (*geminiTransport)(nil)
-	_ providers.FinishReasonMapper  = (*geminiTransport)(nil)
-	_ providers.CacheStatsExtractor = (*geminiTransport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*geminiTransport)(nil)
 
 // New builds a gemini_native transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means DefaultBaseURL; a base URL ending in /openai

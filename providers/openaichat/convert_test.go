@@ -220,13 +220,13 @@ func TestNew(t *testing.T) {
 		t.Error("base_url without scheme accepted")
 	}
 	tr, err := New(providers.Endpoint{Provider: "openai", Model: "gpt-4o"})
-	if err != nil || tr.APIMode() != APIMode || tr.(*chatTransport).baseURL != "https://api.openai.com/v1" {
+	if err != nil || tr.(*chatTransport).baseURL != "https://api.openai.com/v1" {
 		t.Errorf("default endpoint: %v %v", tr, err)
 	}
 	if !wantsExtraContent(providers.Endpoint{}, "https://generativelanguage.googleapis.com/v1beta/openai") {
 		t.Error("Gemini base URL not recognized")
 	}
-	r, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages})
+	r, err := tr.(*chatTransport).BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages})
 	if err != nil || r.(openai.ChatCompletionRequest).Model != "gpt-4o" {
 		t.Errorf("BuildRequest without model: %+v, %v; want the endpoint model", r, err)
 	}

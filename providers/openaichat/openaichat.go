@@ -36,13 +36,8 @@ type chatTransport struct {
 	replayExtra bool
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*chatTransport)(nil)
-	_ providers.ResponseValidator   = (*chatTransport)(nil)
-	_ providers.FinishReasonMapper  = (*chatTransport)(nil)
-	_ providers.CacheStatsExtractor = (*chatTransport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*chatTransport)(nil)
 
 // New builds a chat_completions transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means the OpenAI API; ep.HTTPClient (or a default

@@ -307,8 +307,8 @@ func TestStreamRequest(t *testing.T) {
 			t.Errorf("%s: reasoning %v include %v, want reasoning params %v", model, c.Body["reasoning"], include, wantReasoning)
 		}
 	}
-	if tr, _ := New(providers.Endpoint{}); tr.(*transport).url != "https://api.openai.com/v1/responses" || tr.APIMode() != "codex_responses" {
-		t.Errorf("default url %q mode %q", tr.(*transport).url, tr.APIMode())
+	if tr, _ := New(providers.Endpoint{}); tr.(*transport).url != "https://api.openai.com/v1/responses" {
+		t.Errorf("default url %q", tr.(*transport).url)
 	}
 	if _, err := New(providers.Endpoint{Provider: "openai", BaseURL: "api.openai.com"}); err == nil {
 		t.Error("New accepted a base URL without scheme")
