@@ -74,9 +74,13 @@ func (a *assembler) addDelta(d *wireMessage) {
 		a.reasoning.WriteString(r)
 		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: r})
 	}
-	if d.Content != "" {
-		a.content.WriteString(string(d.Content))
-		a.emit(providers.Delta{Kind: providers.DeltaText, Text: string(d.Content)})
+	if th := d.Content.thinking; th != "" {
+		a.reasoning.WriteString(th)
+		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: th})
+	}
+	if txt := d.Content.text; txt != "" {
+		a.content.WriteString(txt)
+		a.emit(providers.Delta{Kind: providers.DeltaText, Text: txt})
 	}
 	if d.Refusal != "" {
 		a.refusal = true

@@ -30,10 +30,11 @@ type wireChoice struct {
 	FinishReason *string      `json:"finish_reason"`
 }
 
-// wireMessage is a delta or a message. Content and the reasoning fields may
-// be null, strings, or (rarely) arrays of text parts.
+// wireMessage is a delta or a message. The reasoning fields may be null,
+// strings, or (rarely) arrays of text parts; content may also be a list of
+// typed parts that holds thinking (Mistral's Magistral models).
 type wireMessage struct {
-	Content          flexText       `json:"content"`
+	Content          partsText      `json:"content"`
 	Reasoning        flexText       `json:"reasoning"`
 	ReasoningContent flexText       `json:"reasoning_content"`
 	Refusal          flexText       `json:"refusal"`
@@ -129,6 +130,57 @@ func (f *flexText) UnmarshalJSON(b []byte) error {
 	default:
 		*f = ""
 	}
+	return nil
+}
+
+// partsText is a content field: a string, null, or a list of parts. A
+// part is a string, a text part {"type":"text","text":…}, or a thinking
+// part {"type":"thinking","thinking":…} whose thinking is a string or a
+// list of text parts (Mistral). Text parts make up text, thinking parts
+// thinking; parts of other types (images, references) are skipped.
+type partsText struct {
+	text, thinking string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *partsText) UnmarshalJSON(b []byte) error {
+	*p = partsText{}
+	if len(b) == 0 || b[0] != '[' {
+		var f flexText
+		err := f.UnmarshalJSON(b)
+		p.text = string(f)
+		return err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	var text, thinking strings.Builder
+	for _, raw := range parts {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			text.WriteString(s)
+			continue
+		}
+		var part struct {
+			Type     string   `json:"type"`
+			Text     string   `json:"text"`
+			Thinking flexText `json:"thinking"`
+		}
+		if json.Unmarshal(raw, &part) != nil {
+			continue
+		}
+		switch part.Type {
+		case "thinking", "reasoning":
+			thinking.WriteString(string(part.Thinking))
+			if part.Thinking == "" {
+				thinking.WriteString(part.Text)
+			}
+		case "text", "":
+			text.WriteString(part.Text)
+		}
+	}
+	p.text, p.thinking = text.String(), thinking.String()
 	return nil
 }
 
