@@ -193,7 +193,7 @@ func (e *localError) Error() string { return "internal error: " + e.msg }
 
 // stream performs one attempt, turning a panic in our own response handling
 // into a localError.
-func (t *turn) stream(tr providers.Transport, req providers.Request) (resp *providers.Response, err error) {
+func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}

@@ -98,9 +98,6 @@ func newTransport(ep providers.Endpoint, getenv func(string) string, stream bool
 	return &converseTransport{ep: ep, baseURL: base, apiKey: key, client: hc, stream: stream}, nil
 }
 
-// APIMode returns "bedrock_converse".
-func (t *converseTransport) APIMode() string { return APIMode }
-
 // model returns the model id of req, else of the endpoint.
 func (t *converseTransport) model(req providers.Request) (string, error) {
 	m := req.Model

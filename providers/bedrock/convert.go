@@ -32,22 +32,13 @@ const ToolErrorFlag = providers.FlagToolError
 // so replay data of another transport (after a fallback) is never sent here.
 const replayKey = APIMode
 
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no stop reason.
-var ErrEmptyResponse = errors.New("empty response")
-
-// ConvertMessages maps neutral messages to Converse messages
-// ([]wireMessage); system messages are left out (BuildRequest sends them as
-// the system field). Assistant tool calls become toolUse blocks, tool
+// convertMessages maps neutral messages to Converse messages; system
+// messages are left out (buildRequest sends them as the system field). Assistant tool calls become toolUse blocks, tool
 // results toolResult blocks in a user message, and consecutive messages of
 // one role are merged, since Converse requires the roles to alternate.
 // Reasoning recorded by this transport (signed reasoningText or
-// redactedContent) is replayed first in its assistant message.
-func (t *converseTransport) ConvertMessages(msgs []providers.Message) (any, error) {
-	return convertMessages(msgs, false)
-}
-
-// convertMessages does ConvertMessages. With toolsAsText, tool calls and
+// redactedContent) is replayed first in its assistant message. With
+// toolsAsText, tool calls and
 // results are written as plain text: Converse refuses toolUse/toolResult
 // blocks in a request without toolConfig (a final call without tools).
 func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage, error) {
@@ -170,13 +161,10 @@ func isToolError(m providers.Message) bool {
 	return m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:")
 }
 
-// ConvertTools maps tool specs to Converse tools ([]wireTool, each a
-// toolSpec with inputSchema.json). A spec without parameters gets an empty
-// object schema; parameters that are not valid JSON are an error. Nil or
-// empty input gives a nil slice.
-func (t *converseTransport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
+// convertTools maps tool specs to Converse tools (each a toolSpec with
+// inputSchema.json). A spec without parameters gets an empty object
+// schema; parameters that are not valid JSON are an error. Nil or empty
+// input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	if len(tools) == 0 {
@@ -200,17 +188,16 @@ func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	return out, nil
 }
 
-// BuildRequest builds the Converse request body (the same for converse and
-// converse-stream): system blocks from the system messages, the messages,
-// toolConfig when tools are offered, and inferenceConfig.maxTokens when
-// req.MaxTokens is set. A request without tools whose history holds tool
-// calls writes them as text, since Converse refuses toolUse blocks without
-// a toolConfig.
-func (t *converseTransport) BuildRequest(req providers.Request) (any, error) {
-	return buildRequest(req)
-}
-
-func buildRequest(req providers.Request) (*converseRequest, error) {
+// buildRequest builds the Converse request body (the same for converse
+// and converse-stream): system blocks from the system messages, the
+// messages, toolConfig when tools are offered, inferenceConfig.maxTokens
+// when req.MaxTokens is set, and for a reasoning effort on an Anthropic
+// Claude model (see thinks) extended thinking through
+// additionalModelRequestFields; other model families on Bedrock take no
+// effort setting through Converse, so none is sent. A request without
+// tools whose history holds tool calls writes them as text, since Converse
+// refuses toolUse blocks without a toolConfig.
+func buildRequest(req providers.Request, model string) (*converseRequest, error) {
 	tools, err := convertTools(req.Tools)
 	if err != nil {
 		return nil, err
@@ -231,8 +218,35 @@ func buildRequest(req providers.Request) (*converseRequest, error) {
 	if len(tools) > 0 {
 		out.ToolConfig = &toolConfig{Tools: tools}
 	}
+	if budget, ok := thinkingBudgets[req.ReasoningEffort]; ok && thinks(model) {
+		out.AdditionalModelRequestFields = &additionalFields{Thinking: &thinking{Type: "enabled", BudgetTokens: budget}}
+		if out.InferenceConfig == nil || out.InferenceConfig.MaxTokens <= budget {
+			// maxTokens counts the thinking too and must exceed the budget.
+			out.InferenceConfig = &inferenceConfig{MaxTokens: budget + thinkingAnswerTokens}
+		}
+	}
 	return out, nil
 }
+
+// thinks reports the Anthropic models on Bedrock that take extended
+// thinking: model ids and inference profiles naming "anthropic.claude",
+// except the Claude 3 and 3.5 families (3.7 can). An ARN that does not name
+// the model gets no thinking.
+func thinks(model string) bool {
+	i := strings.Index(model, "anthropic.claude")
+	if i < 0 {
+		return false
+	}
+	m := model[i+len("anthropic."):]
+	return !strings.HasPrefix(m, "claude-3-") || strings.HasPrefix(m, "claude-3-7")
+}
+
+// Thinking budgets for the reasoning efforts (the same as the
+// anthropic_messages wire's), and the room left for the answer when the
+// output cap has to be raised above the budget.
+var thinkingBudgets = map[string]int{"low": 1024, "medium": 4096, "high": 16384}
+
+const thinkingAnswerTokens = 8192
 
 func hasToolTraffic(msgs []providers.Message) bool {
 	for _, m := range msgs {
@@ -243,12 +257,11 @@ func hasToolTraffic(msgs []providers.Message) bool {
 	return false
 }
 
-// MapFinishReason maps a Converse stopReason onto the normalized set:
+// mapFinishReason maps a Converse stopReason onto the normalized set:
 // end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
 // model_context_window_exceeded → length, guardrail_intervened and
 // content_filtered → content_filter, malformed_model_output and
 // malformed_tool_use → error; unknown values count as stop. "" stays "".
-func (t *converseTransport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
 
 func mapFinishReason(wire string) string {
 	switch wire {
@@ -266,56 +279,6 @@ func mapFinishReason(wire string) string {
 		return providers.FinishError
 	default:
 		return providers.FinishStop
-	}
-}
-
-// ValidateResponse rejects a response that carries nothing at all; the
-// error wraps ErrEmptyResponse.
-func (t *converseTransport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or stop reason; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
-
-// NormalizeResponse turns a complete Converse answer into a Response. raw
-// is the response body as []byte, json.RawMessage or string.
-func (t *converseTransport) NormalizeResponse(raw any) (*providers.Response, error) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	var cr converseResponse
-	if err := json.Unmarshal(body, &cr); err != nil {
-		return nil, fmt.Errorf("decode Converse response: %w", err)
-	}
-	return normalize(&cr), nil
-}
-
-// CacheStats returns cacheReadInputTokens and cacheWriteInputTokens of a
-// complete Converse answer (same inputs as NormalizeResponse).
-func (t *converseTransport) CacheStats(raw any) (read, write int) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return 0, 0
-	}
-	var cr converseResponse
-	if json.Unmarshal(body, &cr) != nil || cr.Usage == nil {
-		return 0, 0
-	}
-	return cr.Usage.CacheReadInputTokens, cr.Usage.CacheWriteInputTokens
-}
-
-func responseJSON(raw any) ([]byte, error) {
-	switch v := raw.(type) {
-	case []byte:
-		return v, nil
-	case json.RawMessage:
-		return v, nil
-	case string:
-		return []byte(v), nil
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the Converse response JSON", raw)
 	}
 }
 

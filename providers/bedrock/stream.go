@@ -26,7 +26,7 @@ func (t *converseTransport) Stream(ctx context.Context, req providers.Request, o
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	body, err := buildRequest(req)
+	body, err := buildRequest(req, model)
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}

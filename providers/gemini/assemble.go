@@ -138,52 +138,8 @@ func (a *assembler) response() *providers.Response {
 	return r
 }
 
-// NormalizeResponse turns a complete answer into a Response: raw is the
-// JSON ([]byte, json.RawMessage or string) of a generateContent answer, or
-// of the array of chunks streamGenerateContent returns without alt=sse.
-func (t *geminiTransport) NormalizeResponse(raw any) (*providers.Response, error) {
-	chunks, err := decodeWhole(raw)
-	if err != nil {
-		return nil, err
-	}
-	a := newAssembler(nil)
-	for i := range chunks {
-		if chunks[i].Error != nil {
-			return nil, fmt.Errorf("response is an error: %s", chunks[i].Error.Message)
-		}
-		a.add(&chunks[i])
-	}
-	return a.response(), nil
-}
-
-// CacheStats returns cachedContentTokenCount of a complete answer (same
-// inputs as NormalizeResponse). Gemini reports no cache writes.
-func (t *geminiTransport) CacheStats(raw any) (read, write int) {
-	chunks, err := decodeWhole(raw)
-	if err != nil {
-		return 0, 0
-	}
-	for i := len(chunks) - 1; i >= 0; i-- {
-		if u := chunks[i].UsageMetadata; u != nil {
-			return u.CachedContentTokenCount, 0
-		}
-	}
-	return 0, 0
-}
-
 // decodeWhole decodes one GenerateContentResponse or an array of them.
-func decodeWhole(raw any) ([]generateResponse, error) {
-	var body []byte
-	switch v := raw.(type) {
-	case []byte:
-		body = v
-	case json.RawMessage:
-		body = v
-	case string:
-		body = []byte(v)
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the GenerateContentResponse JSON", raw)
-	}
+func decodeWhole(body []byte) ([]generateResponse, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		var list []generateResponse

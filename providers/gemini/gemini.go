@@ -84,9 +84,6 @@ func newTransport(ep providers.Endpoint, getenv func(string) string) (*geminiTra
 	return &geminiTransport{ep: ep, baseURL: base, apiKey: key, client: hc}, nil
 }
 
-// APIMode returns "gemini_native".
-func (t *geminiTransport) APIMode() string { return APIMode }
-
 // model returns the model id of req, else of the endpoint, without a
 // "models/" prefix.
 func (t *geminiTransport) model(req providers.Request) (string, error) {

@@ -61,6 +61,8 @@ type generationConfig struct {
 
 type thinkingConfig struct {
 	IncludeThoughts bool `json:"includeThoughts"`
+	// ThinkingBudget is the thinking token budget; 0 leaves it out.
+	ThinkingBudget int `json:"thinkingBudget,omitempty"`
 }
 
 // generateResponse is one streamed chunk (or a whole answer).

@@ -289,13 +289,12 @@ func (a *assembler) response() *providers.Response {
 	return r
 }
 
-// MapFinishReason maps what this transport reports as the raw finish
+// mapFinishReason maps what this transport reports as the raw finish
 // reason onto the normalized set: "completed" → stop (Stream makes it
 // tool_calls when there are function calls), "max_output_tokens" and an
 // "incomplete" without reason → length, "content_filter" → content_filter,
 // "failed" and "cancelled" → error; unknown values count as stop and ""
 // stays "".
-func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
 
 func mapFinishReason(wire string) string {
 	switch wire {

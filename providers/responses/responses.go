@@ -65,6 +65,3 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 	}
 	return &transport{ep: ep, url: base + "/responses", client: hc}, nil
 }
-
-// APIMode returns "codex_responses".
-func (t *transport) APIMode() string { return APIMode }

@@ -20,10 +20,6 @@ const (
 	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
 )
 
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no status.
-var ErrEmptyResponse = errors.New("empty response")
-
 // Stream posts req to {base}/responses with "stream": true and assembles
 // the answer, calling onDelta (when non-nil) for output text, reasoning
 // summary text and the start of each function call. Every error is a
@@ -185,50 +181,4 @@ func normalize(raw []byte, onDelta func(providers.Delta)) (*providers.Response, 
 	}
 	a.terminal = true
 	return a.response(), nil
-}
-
-// NormalizeResponse turns a complete (non-streamed) response object into a
-// Response; raw is its JSON as []byte or json.RawMessage.
-func (t *transport) NormalizeResponse(raw any) (*providers.Response, error) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	return normalize(body, nil)
-}
-
-// CacheStats returns the prompt-cache reads (input_tokens_details.
-// cached_tokens) of a complete response, given as for NormalizeResponse.
-// The Responses API reports no cache writes.
-func (t *transport) CacheStats(raw any) (read, write int) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return 0, 0
-	}
-	var r wireResponse
-	if json.Unmarshal(body, &r) != nil {
-		return 0, 0
-	}
-	return r.Usage.cached(), 0
-}
-
-// ValidateResponse rejects a response that carries nothing at all (no
-// content, tool calls, reasoning or finish reason); the error wraps
-// ErrEmptyResponse.
-func (t *transport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or status; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
-
-func responseJSON(raw any) ([]byte, error) {
-	switch v := raw.(type) {
-	case []byte:
-		return v, nil
-	case json.RawMessage:
-		return v, nil
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the response object's JSON ([]byte or json.RawMessage)", raw)
-	}
 }
