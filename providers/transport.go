@@ -97,6 +97,24 @@ type APIError struct {
 	MidStream bool
 	// Err is the underlying error (network, decode), if any.
 	Err error
+
+	// parsed is the parse of Body made by ParseBody (nil when Body is not
+	// an error body), kept for Classify; parsedFrom is the Body it was made
+	// from, and hasParse says ParseBody ran.
+	parsed     *ErrorBody
+	parsedFrom string
+	hasParse   bool
+}
+
+// ParseBody sets Body to body and parses it once as a provider error body
+// (ParseErrorBody). The wire fills Message, Type and Code from the result
+// as its format defines them; Classify reads the same parse. ok is false
+// when body is not an error body.
+func (e *APIError) ParseBody(body []byte) (eb *ErrorBody, ok bool) {
+	e.Body = string(body)
+	eb, ok = ParseErrorBody(body)
+	e.parsed, e.parsedFrom, e.hasParse = eb, e.Body, true
+	return eb, ok
 }
 
 // Error implements error.

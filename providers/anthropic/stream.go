@@ -88,7 +88,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		ev = event{}
 		if err := json.Unmarshal(data, &ev); err != nil {
 			if string(name) == "error" {
-				return a.response(), t.eventError(h, data, nil)
+				return a.response(), t.eventError(h, data)
 			}
 			if !handled(name, data) {
 				continue // an event of a kind this transport does not read
@@ -98,7 +98,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			return a.response(), e
 		}
 		if ev.Type == "error" || string(name) == "error" {
-			return a.response(), t.eventError(h, data, ev.Error)
+			return a.response(), t.eventError(h, data)
 		}
 		if ev.Type == "" {
 			ev.Type = string(name)
@@ -148,11 +148,8 @@ func (t *transport) plainResponse(status int, h http.Header, body io.Reader, onD
 	if err != nil {
 		return nil, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), err)
 	}
-	if we, ok := parseErrorBody(raw); ok {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body: string(raw), Message: we.Message, Type: we.Type, Code: we.code(),
-		}
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); fillError(e, raw) {
+		return nil, e
 	}
 	m, err := decodeMessage(raw)
 	if err != nil {

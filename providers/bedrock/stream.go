@@ -168,12 +168,10 @@ func applyEvent(a *assembler, f *frame) error {
 func (t *converseTransport) exceptionError(h http.Header, f *frame) *providers.APIError {
 	e := &providers.APIError{
 		Provider: t.ep.Provider, Headers: h, MidStream: true,
-		Body: string(f.payload),
 		Type: exceptionName(firstNonEmpty(f.exceptionType, f.errorCode)),
 	}
-	var eb errorBody
-	if json.Unmarshal(f.payload, &eb) == nil {
-		e.Message = firstNonEmpty(eb.Message, eb.MessageU)
+	if eb, ok := e.ParseBody(f.payload); ok {
+		e.Message = eb.Message
 	}
 	e.Message = firstNonEmpty(e.Message, f.errorMessage, "the stream reported "+e.Type+"; retry the request")
 	e.Code = overflowCode(e.Type, e.Message)

@@ -148,11 +148,3 @@ type messageStopEvent struct {
 type metadataEvent struct {
 	Usage *wireUsage `json:"usage"`
 }
-
-// errorBody is a Bedrock error document: {"message": "..."}, sometimes with
-// "Message" or a "__type" naming the exception.
-type errorBody struct {
-	Message  string `json:"message"`
-	MessageU string `json:"Message"`
-	Type     string `json:"__type"`
-}

@@ -152,7 +152,7 @@ func decodeWhole(body []byte) ([]generateResponse, error) {
 	if err := json.Unmarshal(body, &one); err != nil {
 		return nil, fmt.Errorf("decode Gemini response: %w", err)
 	}
-	if one.Error == nil && one.Candidates == nil && one.PromptFeedback == nil && one.UsageMetadata == nil {
+	if !one.hasError() && one.Candidates == nil && one.PromptFeedback == nil && one.UsageMetadata == nil {
 		return nil, errors.New("decode Gemini response: no candidates, promptFeedback or usageMetadata")
 	}
 	return []generateResponse{one}, nil

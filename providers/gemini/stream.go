@@ -81,9 +81,9 @@ func (t *geminiTransport) readSSE(ctx context.Context, body io.Reader, h http.He
 					Err:     providers.WithContext(ctx, derr),
 				}
 			}
-			if chunk.Error != nil {
-				e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Body: string(data)}
-				fillError(e, chunk.Error)
+			if chunk.hasError() {
+				e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
+				fillError(e, data)
 				return a.response(), e
 			}
 			a.add(&chunk)
@@ -111,9 +111,7 @@ func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h 
 	if err != nil {
 		return &providers.Response{}, t.cutError(ctx, h, err, "while reading")
 	}
-	if obj, ok := parseErrorBody(body); ok {
-		e := &providers.APIError{Provider: t.ep.Provider, Status: resp.StatusCode, Headers: h, Body: string(body)}
-		fillError(e, obj)
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: resp.StatusCode, Headers: h}); fillError(e, body) {
 		return nil, e
 	}
 	chunks, err := decodeWhole(body)

@@ -120,11 +120,8 @@ func (t *chatTransport) plainResponse(ctx context.Context, status int, h http.He
 	if err != nil {
 		return &providers.Response{}, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), providers.WithContext(ctx, err))
 	}
-	if f, ok := parseErrorBody(raw); ok {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body: string(raw), Message: f.Message, Type: f.Type, Code: f.Code,
-		}
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); fillError(e, raw) {
+		return nil, e
 	}
 	resp, err := decodeFullResponse(raw)
 	if err != nil || (resp.RawFinishReason == "" && resp.Content == "" && len(resp.ToolCalls) == 0) {

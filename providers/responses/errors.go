@@ -13,28 +13,33 @@ func (t *transport) httpError(ctx context.Context, res *http.Response) *provider
 	if e.Err != nil {
 		e.Err = providers.WithContext(ctx, e.Err)
 	}
-	if f, ok := parseErrorBody(body); ok {
-		e.Message, e.Type, e.Code = f.Message, f.Type, f.Code
-	}
+	fillError(e, body)
 	if e.Message == "" {
 		e.Message = providers.SummarizePage(res.StatusCode, body)
 	}
 	return e
 }
 
+// fillError reads an error body into e: {"error":{"type","code","message",
+// "param"}} (OpenAI and compatible servers), {"error":"msg"}, a JSON array
+// of those, the flat "error" event {"type":"error","code","message"} and
+// response.failed's {"response":{"error":{…}}}. It reports whether body was
+// one of these.
+func fillError(e *providers.APIError, body []byte) bool {
+	eb, ok := e.ParseBody(body)
+	if ok {
+		e.Message, e.Type, e.Code = eb.Message, eb.Type, eb.Code
+	}
+	return ok
+}
+
 // eventError converts an "error" event: the SDK's flat shape
 // {"type":"error","code","message","param"} or the nested one seen on
 // context overflow, {"type":"error","error":{"type","code","message"}}.
 // Its Status is 0: the HTTP status was 200.
-func (t *transport) eventError(h http.Header, raw []byte, ev *event) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Body: string(raw)}
-	switch {
-	case ev.Error != nil:
-		f := ev.Error.fields()
-		e.Message, e.Type, e.Code = f.Message, f.Type, f.Code
-	default:
-		e.Message, e.Code = ev.Message, codeString(ev.Code)
-	}
+func (t *transport) eventError(h http.Header, raw []byte) *providers.APIError {
+	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
+	fillError(e, raw)
 	if e.Message == "" {
 		e.Message = "the server sent an error inside the stream; retry the request"
 	}
@@ -43,12 +48,9 @@ func (t *transport) eventError(h http.Header, raw []byte, ev *event) *providers.
 
 // failedError converts response.failed, whose response carries the error
 // object ({"code":"server_error","message":…}).
-func (t *transport) failedError(h http.Header, raw []byte, r *wireResponse) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true, Body: string(raw)}
-	if r != nil && r.Error != nil {
-		f := r.Error.fields()
-		e.Message, e.Type, e.Code = f.Message, f.Type, f.Code
-	}
+func (t *transport) failedError(h http.Header, raw []byte) *providers.APIError {
+	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
+	fillError(e, raw)
 	if e.Message == "" {
 		e.Message = "the response failed without an error message; retry the request"
 	}

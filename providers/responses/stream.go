@@ -84,7 +84,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		ev = event{}
 		if err := json.Unmarshal(data, &ev); err != nil {
 			if string(name) == "error" {
-				return a.response(), t.eventError(h, data, &ev)
+				return a.response(), t.eventError(h, data)
 			}
 			if !handled(data) {
 				continue // an event of a kind this transport does not read
@@ -98,11 +98,11 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		}
 		switch ev.Type {
 		case "error":
-			return a.response(), t.eventError(h, data, &ev)
+			return a.response(), t.eventError(h, data)
 		case "response.failed":
 			a.setResponse(ev.Response)
 			a.status = "failed"
-			return a.response(), t.failedError(h, data, ev.Response)
+			return a.response(), t.failedError(h, data)
 		}
 		a.add(&ev)
 	}
@@ -144,11 +144,8 @@ func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta fu
 	if err != nil {
 		return nil, providers.MidStreamError(t.ep.Provider, res.Header, "reading the response failed: "+err.Error(), err)
 	}
-	if f, ok := parseErrorBody(raw); ok {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body: string(raw), Message: f.Message, Type: f.Type, Code: f.Code,
-		}
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header}); fillError(e, raw) {
+		return nil, e
 	}
 	resp, err := normalize(raw, onDelta)
 	if err != nil {
@@ -171,8 +168,8 @@ func normalize(raw []byte, onDelta func(providers.Delta)) (*providers.Response, 
 	if r.Status == "" && len(r.Output) == 0 {
 		return nil, errors.New("not a response object: no status, no output")
 	}
-	if r.Status == "failed" && r.Error != nil {
-		return nil, fmt.Errorf("response failed: %s", r.Error.Message)
+	if eb, failed := providers.ParseErrorBody(raw); r.Status == "failed" && failed {
+		return nil, fmt.Errorf("response failed: %s", eb.Message)
 	}
 	a := newAssembler(onDelta)
 	a.setResponse(&r)
