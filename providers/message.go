@@ -28,6 +28,18 @@ const (
 	FinishError         = "error"
 )
 
+// Placeholders the wires send instead of an empty text, which most APIs
+// refuse (a 400 on an empty or whitespace-only content).
+const (
+	PlaceholderToolOutput = "(no output)"
+	PlaceholderUser       = "(empty message)"
+	PlaceholderAssistant  = "(empty response)"
+)
+
+// EmptyObjectSchema is the parameters schema sent for a tool that declares
+// none.
+const EmptyObjectSchema = `{"type":"object","properties":{}}`
+
 // ToolCall is one function call requested by the model.
 type ToolCall struct {
 	// ID is the provider's tool_call_id (e.g. "call_…", or 32 alphanumerics

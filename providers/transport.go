@@ -1,7 +1,9 @@
 package providers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -134,3 +136,43 @@ func (e *APIError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *APIError) Unwrap() error { return e.Err }
+
+// PostJSON sends body as JSON (a []byte as it is, anything else through
+// encoding/json) in a POST to url through hc, with Content-Type
+// application/json and the headers given as name, value pairs (a pair with
+// an empty value is left out). A failure before any answer is an *APIError:
+// a body that cannot be encoded, or SendError's "cannot reach BASE" with
+// advice. Any answer is returned, whatever its status, for the wire to
+// read; the caller closes its body.
+func PostJSON(ctx context.Context, hc *http.Client, provider, url, base, advice string, body any, header ...string) (*http.Response, *APIError) {
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return nil, &APIError{Provider: provider, Message: "encode the request: " + err.Error(), Err: err}
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+	if err != nil {
+		return nil, &APIError{Provider: provider, Message: err.Error(), Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, SendError(ctx, provider, base, err, advice)
+	}
+	return res, nil
+}
+
+// Bearer is the Authorization value for key, "" for no key.
+func Bearer(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "Bearer " + key
+}

@@ -10,14 +10,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty text: the API answers 400 on a text
-// block that is empty or only whitespace.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
 // maxCacheBreakpoints is the API's limit on cache_control markers per
 // request; a fifth is a 400 (wire.md §2.9).
 const maxCacheBreakpoints = 4
@@ -48,7 +40,7 @@ func convertMessages(msgs []providers.Message) ([]block, []message, error) {
 			}
 			system = append(system, textBlock(m.Content))
 		case providers.RoleUser:
-			out = appendUser(out, textBlock(orDefault(m.Content, emptyUserText)), false)
+			out = appendUser(out, textBlock(orDefault(m.Content, providers.PlaceholderUser)), false)
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, &m)
 			if err != nil {
@@ -97,7 +89,7 @@ func toolResultBlock(m *providers.Message) block {
 	return block{
 		Type:      "tool_result",
 		ToolUseID: sanitizeID(m.ToolCallID),
-		Content:   []block{textBlock(orDefault(m.Content, emptyToolOutput))},
+		Content:   []block{textBlock(orDefault(m.Content, providers.PlaceholderToolOutput))},
 	}
 }
 
@@ -148,7 +140,7 @@ func assistantBlocks(i int, m *providers.Message) ([]block, error) {
 		}
 	}
 	if len(blocks) == 0 {
-		blocks = append(blocks, textBlock(emptyAssistant))
+		blocks = append(blocks, textBlock(providers.PlaceholderAssistant))
 	}
 	return blocks, nil
 }
@@ -240,13 +232,10 @@ func convertTools(tools []providers.ToolSpec) ([]toolSpec, error) {
 	return out, nil
 }
 
-// emptySchema is the input schema of a tool without parameters.
-const emptySchema = `{"type":"object","properties":{}}`
-
 func inputSchema(params json.RawMessage) (json.RawMessage, error) {
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || string(params) == "null" {
-		return json.RawMessage(emptySchema), nil
+		return json.RawMessage(providers.EmptyObjectSchema), nil
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {

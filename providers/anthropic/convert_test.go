@@ -70,7 +70,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if results[0]["tool_use_id"] != "toolu_01A09q90qw90lq917835lq9" || results[1]["tool_use_id"] != "toolu_01B19r91rx91mr928946mr0" {
 		t.Errorf("tool_use_ids %v %v", results[0]["tool_use_id"], results[1]["tool_use_id"])
 	}
-	if got := fmt.Sprint(results[1]["content"]); !strings.Contains(got, emptyToolOutput) {
+	if got := fmt.Sprint(results[1]["content"]); !strings.Contains(got, providers.PlaceholderToolOutput) {
 		t.Errorf("empty tool output sent as %v", got)
 	}
 	// Breakpoints: the system prompt and the last cacheable block of each of

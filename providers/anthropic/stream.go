@@ -14,12 +14,6 @@ import (
 	"talaria/providers/sse"
 )
 
-// Limits on what is read into memory outside the event stream.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
-	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
-)
-
 // errSplicedStream is wrapped by the error of a stream that starts a second
 // message before the first one stopped (a spliced or restarted stream).
 var errSplicedStream = errors.New("a second message_start inside the message")
@@ -38,23 +32,11 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "encode the request: " + err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+"/v1/messages", bytes.NewReader(raw))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	hreq.Header.Set("Anthropic-Version", apiVersion)
-	if t.ep.APIKey != "" {
-		hreq.Header.Set("X-Api-Key", t.ep.APIKey)
-	}
-	res, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check that the server is running and base_url is right")
+	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
+		"check that the server is running and base_url is right", body,
+		"Accept", "text/event-stream", "Anthropic-Version", apiVersion, "X-Api-Key", t.ep.APIKey)
+	if e != nil {
+		return nil, e
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
@@ -94,7 +76,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 				continue // an event of a kind this transport does not read
 			}
 			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the Anthropic Messages format", err), err)
-			e.Body = providers.TruncateBody(data, maxBodyInError)
+			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
 			return a.response(), e
 		}
 		if ev.Type == "error" || string(name) == "error" {
@@ -144,18 +126,18 @@ func handled(name, data []byte) bool {
 // than a stream: an error object, or a complete message from a server that
 // ignored "stream": true.
 func (t *transport) plainResponse(status int, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
+	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
 	if err != nil {
 		return nil, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), err)
 	}
-	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); fillError(e, raw) {
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); providers.FillError(e, raw) {
 		return nil, e
 	}
 	m, err := decodeMessage(raw)
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
 			Message: providers.SummarizePage(status, raw) + "; the server did not answer with a message stream, check base_url",
 			Err:     err,
 		}

@@ -10,17 +10,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty text: Converse rejects blank text
-// blocks and messages without content.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
-// emptyObjectSchema is the input schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
-
 // ToolErrorFlag is the internal message flag (see providers.Message.Flag)
 // that marks a role=tool message as a failed call, sent as
 // toolResult.status "error". Without the flag, a result whose text starts
@@ -55,7 +44,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage,
 		case providers.RoleSystem:
 			continue
 		case providers.RoleUser:
-			add("user", textBlock(orDefault(m.Content, emptyUserText)))
+			add("user", textBlock(orDefault(m.Content, providers.PlaceholderUser)))
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, m, toolsAsText)
 			if err != nil {
@@ -66,7 +55,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage,
 			if m.ToolCallID == "" {
 				return nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
-			text := orDefault(m.Content, emptyToolOutput)
+			text := orDefault(m.Content, providers.PlaceholderToolOutput)
 			if toolsAsText {
 				add("user", textBlock(fmt.Sprintf("[result of tool call %s %s]\n%s", m.ToolCallID, m.ToolName, text)))
 				continue
@@ -110,7 +99,7 @@ func assistantBlocks(i int, m providers.Message, toolsAsText bool) ([]contentBlo
 		}})
 	}
 	if !hasNonReasoning(blocks) {
-		blocks = append(blocks, textBlock(emptyAssistant))
+		blocks = append(blocks, textBlock(providers.PlaceholderAssistant))
 	}
 	return blocks, nil
 }
@@ -177,7 +166,7 @@ func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 		}
 		params := ts.Parameters
 		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
+			params = json.RawMessage(providers.EmptyObjectSchema)
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
 		}

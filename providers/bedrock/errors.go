@@ -12,12 +12,6 @@ import (
 	"talaria/providers"
 )
 
-// Limits on what is read into memory.
-const (
-	maxConverse    = 64 << 20 // a whole converse answer
-	maxBodyInError = 4 << 10  // undecodable data quoted in an error
-)
-
 // CodeContextOverflow is the APIError.Code set when a Bedrock error says
 // the prompt is longer than the model's context (a ValidationException
 // "Input is too long for requested model", "too many input tokens", ...):

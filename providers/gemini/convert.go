@@ -10,14 +10,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty text: Gemini rejects a turn without
-// parts.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
 // ToolErrorFlag is the internal message flag (see providers.Message.Flag)
 // that marks a role=tool message as a failed call, sent as
 // functionResponse.response.error instead of .result. Without the flag, a
@@ -68,7 +60,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 		case providers.RoleSystem:
 			continue
 		case providers.RoleUser:
-			add("user", false, textPart(orDefault(m.Content, emptyUserText)))
+			add("user", false, textPart(orDefault(m.Content, providers.PlaceholderUser)))
 		case providers.RoleAssistant:
 			parts, err := modelParts(i, m, names)
 			if err != nil {
@@ -89,7 +81,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 			}
 			add("user", true, part{FunctionResponse: &functionResponse{
 				Name:     name,
-				Response: map[string]string{key: orDefault(m.Content, emptyToolOutput)},
+				Response: map[string]string{key: orDefault(m.Content, providers.PlaceholderToolOutput)},
 			}})
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
@@ -119,7 +111,7 @@ func modelParts(i int, m providers.Message, names map[string]string) ([]part, er
 		})
 	}
 	if len(parts) == 0 {
-		parts = append(parts, textPart(emptyAssistant))
+		parts = append(parts, textPart(providers.PlaceholderAssistant))
 	}
 	return parts, nil
 }

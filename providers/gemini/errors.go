@@ -14,12 +14,6 @@ import (
 	"talaria/providers"
 )
 
-// Limits on what is read into memory.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON answer instead of a stream
-	maxBodyInError = 4 << 10  // undecodable data quoted in an error
-)
-
 // TypeContextOverflow is the APIError.Type set when a Gemini error says
 // the prompt is longer than the model's context ("The input token count
 // (1196265) exceeds the maximum number of tokens allowed (1048576).") and

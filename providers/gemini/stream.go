@@ -32,22 +32,10 @@ func (t *geminiTransport) Stream(ctx context.Context, req providers.Request, onD
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "encode the Gemini request: " + err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.streamURL(model), bytes.NewReader(raw))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if t.apiKey != "" {
-		hreq.Header.Set("x-goog-api-key", t.apiKey)
-	}
-	resp, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check the network and base_url")
+	resp, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.streamURL(model), t.baseURL, "check the network and base_url", body,
+		"Accept", "text/event-stream", "X-Goog-Api-Key", t.apiKey)
+	if e != nil {
+		return nil, e
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -76,7 +64,7 @@ func (t *geminiTransport) readSSE(ctx context.Context, body io.Reader, h http.He
 				}
 				return a.response(), &providers.APIError{
 					Provider: t.ep.Provider, Headers: h, MidStream: true,
-					Body:    providers.TruncateBody(data, maxBodyInError),
+					Body:    providers.TruncateBody(data, providers.MaxQuotedBody),
 					Message: fmt.Sprintf("cannot decode a stream chunk (%v); check that base_url is the Gemini API", derr),
 					Err:     providers.WithContext(ctx, derr),
 				}
@@ -107,7 +95,7 @@ func (t *geminiTransport) readSSE(ctx context.Context, body io.Reader, h http.He
 
 // readPlain reads a JSON answer (one response or an array of chunks).
 func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h http.Header, onDelta func(providers.Delta)) (*providers.Response, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPlainBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, providers.MaxPlainBody))
 	if err != nil {
 		return &providers.Response{}, t.cutError(ctx, h, err, "while reading")
 	}
@@ -118,7 +106,7 @@ func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h 
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: resp.StatusCode, Headers: h,
-			Body:    providers.TruncateBody(body, maxBodyInError),
+			Body:    providers.TruncateBody(body, providers.MaxQuotedBody),
 			Message: err.Error() + "; check that base_url is the Gemini API",
 			Err:     err,
 		}

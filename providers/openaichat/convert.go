@@ -11,18 +11,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of an empty content string: go-openai omits an
-// empty content field, and OpenAI answers 400 when a user or tool message
-// (or an assistant message without tool calls) has no content at all.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
-// emptyObjectSchema is the parameters schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
-
 // toWire converts one neutral message to go-openai's message type,
 // or to extraMessage for an assistant message whose tool calls carry
 // extra_content to replay (withExtra; go-openai's ToolCall has no such
@@ -39,7 +27,7 @@ func toWire(i int, m *providers.Message, withExtra bool) (v any, skip bool, err 
 		}
 		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: m.Content}, false, nil
 	case providers.RoleUser:
-		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: orDefault(m.Content, emptyUserText)}, false, nil
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: orDefault(m.Content, providers.PlaceholderUser)}, false, nil
 	case providers.RoleAssistant:
 		om := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content}
 		hasExtra := false
@@ -58,7 +46,7 @@ func toWire(i int, m *providers.Message, withExtra bool) (v any, skip bool, err 
 			hasExtra = hasExtra || (len(tc.Extra) > 0 && json.Valid(tc.Extra))
 		}
 		if len(om.ToolCalls) == 0 {
-			om.Content = orDefault(m.Content, emptyAssistant)
+			om.Content = orDefault(m.Content, providers.PlaceholderAssistant)
 		}
 		if withExtra && hasExtra {
 			return withExtraContent(om, m.ToolCalls), false, nil
@@ -70,7 +58,7 @@ func toWire(i int, m *providers.Message, withExtra bool) (v any, skip bool, err 
 		}
 		return openai.ChatCompletionMessage{
 			Role:       openai.ChatMessageRoleTool,
-			Content:    orDefault(m.Content, emptyToolOutput),
+			Content:    orDefault(m.Content, providers.PlaceholderToolOutput),
 			ToolCallID: m.ToolCallID,
 		}, false, nil
 	default:
@@ -117,7 +105,7 @@ func convertTools(tools []providers.ToolSpec) ([]openai.Tool, error) {
 		}
 		params := ts.Parameters
 		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
+			params = json.RawMessage(providers.EmptyObjectSchema)
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
 		}

@@ -104,7 +104,7 @@ func TestRequestBody(t *testing.T) {
 		calls[0].Function.Arguments != `{"city":"Paris"}` || calls[1].ID != "Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU" || calls[1].Function.Arguments != "{}" {
 		t.Errorf("replayed tool calls %+v", calls)
 	}
-	for i, want := range []struct{ id, content string }{{"call_1", "18C"}, {"Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU", emptyToolOutput}} {
+	for i, want := range []struct{ id, content string }{{"call_1", "18C"}, {"Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU", providers.PlaceholderToolOutput}} {
 		var id, content string
 		_ = json.Unmarshal(body.Messages[3+i]["tool_call_id"], &id)
 		_ = json.Unmarshal(body.Messages[3+i]["content"], &content)
@@ -228,7 +228,7 @@ func TestConvertErrors(t *testing.T) {
 		t.Errorf("convertTools(nil) = %v, %v; want nil", tools, err)
 	}
 	msgs, _ := encodeMessages(t, tr, []providers.Message{{Role: providers.RoleSystem}, {Role: providers.RoleUser}})
-	want := []map[string]any{{"role": "user", "content": emptyUserText}}
+	want := []map[string]any{{"role": "user", "content": providers.PlaceholderUser}}
 	if !reflect.DeepEqual(msgs, want) {
 		t.Errorf("empty messages → %+v, want %+v", msgs, want)
 	}

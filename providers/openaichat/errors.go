@@ -11,13 +11,7 @@ import (
 // status, headers, raw body and the message, type and code of the error
 // body (a one-line summary of the page when it is not one).
 func (t *chatTransport) httpError(ctx context.Context, res *http.Response) *providers.APIError {
-	e, body := providers.ReadHTTPError(t.ep.Provider, res)
-	e.Err = providers.WithContext(ctx, e.Err)
-	fillError(e, body)
-	if e.Message == "" {
-		e.Message = providers.SummarizePage(res.StatusCode, body)
-	}
-	return e
+	return providers.HTTPError(ctx, t.ep.Provider, res, fillError)
 }
 
 // fillError reads the error bodies of the OpenAI-compatible servers into
@@ -50,10 +44,5 @@ func fillError(e *providers.APIError, body []byte) bool {
 // {"error":{…}} line (OpenAI, vLLM, llama.cpp), OpenRouter's chunk with
 // both "error" and choices, and old vLLM's {"object":"error",…}.
 func (t *chatTransport) chunkError(h http.Header, raw []byte) *providers.APIError {
-	e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
-	fillError(e, raw)
-	if e.Message == "" {
-		e.Message = "the server sent an error inside the stream; retry the request"
-	}
-	return e
+	return providers.EventError(t.ep.Provider, h, raw, fillError, "the server sent an error inside the stream; retry the request")
 }

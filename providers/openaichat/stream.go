@@ -13,12 +13,6 @@ import (
 	"talaria/providers/sse"
 )
 
-// Limits on what is read into memory outside the event stream.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
-	maxBodyInError = 4 << 10  // an undecodable chunk quoted in an error
-)
-
 // doneMarker is the data of the event that ends a stream.
 const doneMarker = "[DONE]"
 
@@ -36,18 +30,11 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if t.ep.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+t.ep.APIKey)
-	}
-	res, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check that the server is running and base_url is right")
+	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/chat/completions", t.baseURL,
+		"check that the server is running and base_url is right", body,
+		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
+	if e != nil {
+		return nil, e
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
@@ -88,7 +75,7 @@ func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.R
 				Provider:  t.ep.Provider,
 				Headers:   h,
 				MidStream: true,
-				Body:      providers.TruncateBody(data, maxBodyInError),
+				Body:      providers.TruncateBody(data, providers.MaxQuotedBody),
 				Message:   fmt.Sprintf("cannot decode a stream chunk (%v); check that the server speaks the OpenAI chat completions format", err),
 				Err:       err,
 			}
@@ -116,7 +103,7 @@ func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.R
 // a stream: a server that ignored stream:true (a chat completion), an
 // error reported with 200, or an HTML page.
 func (t *chatTransport) plainResponse(ctx context.Context, status int, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
+	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
 	if err != nil {
 		return &providers.Response{}, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), providers.WithContext(ctx, err))
 	}
@@ -127,7 +114,7 @@ func (t *chatTransport) plainResponse(ctx context.Context, status int, h http.He
 	if err != nil || (resp.RawFinishReason == "" && resp.Content == "" && len(resp.ToolCalls) == 0) {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
 			Message: providers.SummarizePage(status, raw) + "; the server did not answer with a chat completion, check base_url",
 			Err:     err,
 		}

@@ -10,16 +10,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty strings, which the API rejects for
-// message content and accepts poorly for tool output.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-)
-
-// emptyObjectSchema is the parameters schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
-
 // encryptedReasoning is the include value that makes the API return the
 // encrypted reasoning items a stateless ("store": false) call must replay.
 const encryptedReasoning = "reasoning.encrypted_content"
@@ -106,7 +96,7 @@ func convertMessages(msgs []providers.Message) (string, []inputItem, error) {
 				system = append(system, m.Content)
 			}
 		case providers.RoleUser:
-			items = append(items, inputItem{Type: "message", Role: "user", Content: orDefault(m.Content, emptyUserText)})
+			items = append(items, inputItem{Type: "message", Role: "user", Content: orDefault(m.Content, providers.PlaceholderUser)})
 		case providers.RoleAssistant:
 			items = append(items, replayItems(m.ReasoningReplay)...)
 			if strings.TrimSpace(m.Content) != "" {
@@ -122,7 +112,7 @@ func convertMessages(msgs []providers.Message) (string, []inputItem, error) {
 			if m.ToolCallID == "" {
 				return "", nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
-			items = append(items, inputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, emptyToolOutput)})
+			items = append(items, inputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, providers.PlaceholderToolOutput)})
 		default:
 			return "", nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
 		}
@@ -170,7 +160,7 @@ func convertTools(tools []providers.ToolSpec) ([]functionTool, error) {
 		}
 		params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
 		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
+			params = json.RawMessage(providers.EmptyObjectSchema)
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
 		}

@@ -14,12 +14,6 @@ import (
 	"talaria/providers/sse"
 )
 
-// Limits on what is read into memory outside the event stream.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
-	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
-)
-
 // Stream posts req to {base}/responses with "stream": true and assembles
 // the answer, calling onDelta (when non-nil) for output text, reasoning
 // summary text and the start of each function call. Every error is a
@@ -33,22 +27,11 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "cannot encode the request: " + err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(raw))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if t.ep.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+t.ep.APIKey)
-	}
-	res, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.url, err, "check that the server is running and base_url is right")
+	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
+		"check that the server is running and base_url is right", body,
+		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
+	if e != nil {
+		return nil, e
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode >= 300 {
@@ -90,7 +73,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 				continue // an event of a kind this transport does not read
 			}
 			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
-			e.Body = providers.TruncateBody(data, maxBodyInError)
+			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
 			return a.response(), e
 		}
 		if ev.Type == "" {
@@ -140,18 +123,18 @@ func handled(data []byte) bool {
 // than a stream: an error object, or a complete response from a server that
 // ignored "stream": true.
 func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
+	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
 	if err != nil {
 		return nil, providers.MidStreamError(t.ep.Provider, res.Header, "reading the response failed: "+err.Error(), err)
 	}
-	if e := (&providers.APIError{Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header}); fillError(e, raw) {
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header}); providers.FillError(e, raw) {
 		return nil, e
 	}
 	resp, err := normalize(raw, onDelta)
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
 			Message: providers.SummarizePage(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
 			Err:     err,
 		}
