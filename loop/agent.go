@@ -81,6 +81,9 @@ type Agent struct {
 	guard  *tools.Guardrails
 	ctxs   contextState // touched only by the running turn or Compress
 
+	// est is the incremental token estimate (estimate_cache.go).
+	est estimateCache
+
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle
 	// compressing holds the session while /compress runs between turns.

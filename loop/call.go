@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"talaria/loop/compress"
 	"talaria/providers"
 )
 
@@ -136,7 +135,7 @@ func (t *turn) classify(err error, req providers.Request) providers.Classified {
 	b := t.a.route.backend()
 	return providers.ClassifyWith(err, providers.ClassifyInput{
 		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength,
-		ApproxTokens: compress.Estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
+		ApproxTokens: t.a.est.estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
 	})
 }
 
