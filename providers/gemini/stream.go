@@ -1,17 +1,16 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 
 	"talaria/providers"
+	"talaria/providers/sse"
 )
 
 // Stream sends req to streamGenerateContent?alt=sse and assembles the
@@ -53,35 +52,36 @@ func (t *geminiTransport) Stream(ctx context.Context, req providers.Request, onD
 // readSSE reads the event stream chunk by chunk.
 func (t *geminiTransport) readSSE(ctx context.Context, body io.Reader, h http.Header, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	sr := newSSEReader(body)
+	rd := sse.NewReader(body)
 	for {
-		data, err := sr.next()
-		if data = bytes.TrimSpace(data); len(data) > 0 {
-			var chunk generateResponse
-			if derr := json.Unmarshal(data, &chunk); derr != nil {
-				if err == io.EOF {
-					return a.response(), t.cutError(ctx, h, io.ErrUnexpectedEOF, "inside a chunk")
-				}
-				return a.response(), &providers.APIError{
-					Provider: t.ep.Provider, Headers: h, MidStream: true,
-					Body:    providers.TruncateBody(data, providers.MaxQuotedBody),
-					Message: fmt.Sprintf("cannot decode a stream chunk (%v); check that base_url is the Gemini API", derr),
-					Err:     providers.WithContext(ctx, derr),
-				}
-			}
-			if chunk.hasError() {
-				e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
-				fillError(e, data)
-				return a.response(), e
-			}
-			a.add(&chunk)
-		}
+		_, data, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return a.response(), t.cutError(ctx, h, err, "while reading")
 		}
+		if data = bytes.TrimSpace(data); len(data) == 0 {
+			continue
+		}
+		var chunk generateResponse
+		if derr := json.Unmarshal(data, &chunk); derr != nil {
+			if rd.Cut() {
+				return a.response(), t.cutError(ctx, h, io.ErrUnexpectedEOF, "inside a chunk")
+			}
+			return a.response(), &providers.APIError{
+				Provider: t.ep.Provider, Headers: h, MidStream: true,
+				Body:    providers.TruncateBody(data, providers.MaxQuotedBody),
+				Message: fmt.Sprintf("cannot decode a stream chunk (%v); check that base_url is the Gemini API", derr),
+				Err:     providers.WithContext(ctx, derr),
+			}
+		}
+		if chunk.hasError() {
+			e := &providers.APIError{Provider: t.ep.Provider, Headers: h, MidStream: true}
+			fillError(e, data)
+			return a.response(), e
+		}
+		a.add(&chunk)
 	}
 	if !a.done() {
 		what := "before a finish reason"
@@ -121,65 +121,3 @@ func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h 
 	return a.response(), nil
 }
 
-// sseReader splits a text/event-stream body into event data. Only data
-// fields are kept (several data lines join with "\n"); comments, event,
-// id and retry fields are ignored.
-type sseReader struct {
-	r       *bufio.Reader
-	long    []byte // a line longer than the reader's buffer
-	data    []byte
-	hasData bool
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the data of the next event. At the end of the body it
-// returns io.EOF, along with the data of a last event that had no blank
-// line after it (possibly cut short). The data is valid until the next
-// call.
-func (s *sseReader) next() ([]byte, error) {
-	s.data, s.hasData = s.data[:0], false
-	for {
-		line, err := s.readLine()
-		if len(line) == 0 && err == nil {
-			if s.hasData {
-				return s.data, nil
-			}
-			continue
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			v, _ = bytes.CutPrefix(v, []byte(" "))
-			if s.hasData {
-				s.data = append(s.data, '\n')
-			}
-			s.data, s.hasData = append(s.data, v...), true
-		}
-		if err != nil {
-			if s.hasData {
-				return s.data, err
-			}
-			return nil, err
-		}
-	}
-}
-
-// readLine returns one line without its "\n" or "\r\n"; at the end of the
-// body, the last (unterminated) line with io.EOF.
-func (s *sseReader) readLine() ([]byte, error) {
-	s.long = s.long[:0]
-	for {
-		line, err := s.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			s.long = append(s.long, line...)
-			continue
-		}
-		if len(s.long) > 0 {
-			line = append(s.long, line...)
-		}
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		return line, err
-	}
-}

@@ -29,6 +29,7 @@ type Reader struct {
 	name []byte
 	data []byte
 	long []byte // a line longer than the buffer, put together
+	cut  bool   // the last event returned ended with the body, not a blank line
 }
 
 // NewReader returns a Reader over r, read through a 64 KiB buffer.
@@ -40,11 +41,13 @@ func NewReader(r io.Reader) *Reader {
 // It returns io.EOF once the body is used up.
 func (r *Reader) Next() (name, data []byte, err error) {
 	r.name, r.data = r.name[:0], r.data[:0]
+	r.cut = false
 	hasData := false
 	for {
 		line, err := r.readLine()
 		if err != nil {
 			if err == io.EOF && hasData {
+				r.cut = true
 				return r.name, r.data, nil
 			}
 			return nil, nil, err
@@ -78,6 +81,11 @@ func (r *Reader) Next() (name, data []byte, err error) {
 		}
 	}
 }
+
+// Cut reports whether the event Next returned last was ended by the end of
+// the body rather than by a blank line: the stream may have been cut inside
+// it.
+func (r *Reader) Cut() bool { return r.cut }
 
 // readLine returns one line without its line ending. A last line without
 // one is returned before io.EOF.
