@@ -120,4 +120,3 @@ func (t *geminiTransport) readPlain(ctx context.Context, resp *http.Response, h 
 	}
 	return a.response(), nil
 }
-
