@@ -4,7 +4,10 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -111,6 +114,24 @@ type ToolSpec struct {
 	Description string `json:"description"`
 	// Parameters is the JSON Schema of the arguments object.
 	Parameters json.RawMessage `json:"parameters"`
+}
+
+// WireParams checks ts and returns the parameters schema to send: its
+// Parameters (spaces trimmed), or EmptyObjectSchema when it declares none.
+// A spec without a name, or whose parameters are not valid JSON, is an
+// error naming what to fix.
+func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
+	if ts.Name == "" {
+		return nil, errors.New("tool spec without a name; every tool needs one")
+	}
+	params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
+	switch {
+	case len(params) == 0 || string(params) == "null":
+		return json.RawMessage(EmptyObjectSchema), nil
+	case !json.Valid(params):
+		return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+	}
+	return params, nil
 }
 
 // Usage is the token accounting of one response.

@@ -3,7 +3,6 @@ package bedrock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -161,14 +160,9 @@ func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	}
 	out := make([]wireTool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
-		params := ts.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(providers.EmptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, wireTool{ToolSpec: toolSpec{
 			Name: ts.Name, Description: ts.Description, InputSchema: inputSchema{JSON: params},

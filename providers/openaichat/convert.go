@@ -2,7 +2,6 @@ package openaichat
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -100,14 +99,9 @@ func convertTools(tools []providers.ToolSpec) ([]openai.Tool, error) {
 	}
 	out := make([]openai.Tool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
-		params := ts.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(providers.EmptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, openai.Tool{
 			Type: openai.ToolTypeFunction,

@@ -1,9 +1,7 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -155,14 +153,9 @@ func convertTools(tools []providers.ToolSpec) ([]functionTool, error) {
 	}
 	out := make([]functionTool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
-		params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(providers.EmptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, functionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params})
 	}
