@@ -6,7 +6,7 @@
 // the key in the x-goog-api-key header; the answer is an SSE stream of
 // GenerateContentResponse chunks. Gemini gives tool calls no ids, so they
 // get call_<n> (n counting calls within the response); thought signatures
-// are kept for replay (see ConvertMessages). Vertex AI endpoints (OAuth,
+// are kept for replay (see convertMessages). Vertex AI endpoints (OAuth,
 // projects/…/locations/… paths) are not supported.
 package gemini
 
