@@ -1,6 +1,9 @@
 // Package providers holds the provider-neutral message and tool-call types,
-// the Transport interface that converts them to and from each wire format,
-// the registry of transports by api_mode, and the transports themselves.
+// the Transport a wire implements (one streamed call; each wire's
+// conversions are unexported in its sub-package), the registry of wires by
+// api_mode, the one error-body parser every wire calls and the classifier
+// reads, error classification, backoff, credential pools and the fallback
+// chain.
 package providers
 
 import (
