@@ -214,6 +214,16 @@ const (
 	DeltaToolCall
 )
 
+// OnDelta receives the fragments of a streamed response; nil drops them.
+type OnDelta func(Delta)
+
+// Emit reports d, unless f is nil.
+func (f OnDelta) Emit(d Delta) {
+	if f != nil {
+		f(d)
+	}
+}
+
 // Delta is one streamed fragment, reported while a response arrives.
 type Delta struct {
 	Kind      DeltaKind

@@ -82,6 +82,13 @@ func MidStreamError(provider string, h http.Header, msg string, err error) *APIE
 	return &APIError{Provider: provider, Headers: h, MidStream: true, Message: msg, Err: err}
 }
 
+// ReadFailed is the error of a stream whose reading failed (a reset
+// connection, a cancelled ctx, an event over the size limit): a
+// MidStreamError saying so, wrapping err made ctx-aware.
+func ReadFailed(ctx context.Context, provider string, h http.Header, err error) *APIError {
+	return MidStreamError(provider, h, "reading the stream failed: "+err.Error()+"; retry the request", WithContext(ctx, err))
+}
+
 // StreamCutError is the error of a stream that ended before its final
 // event: a MidStreamError saying "the stream ended WHAT; the response is
 // incomplete, retry the request", wrapping io.ErrUnexpectedEOF (and ctx's

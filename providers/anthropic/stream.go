@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -43,8 +42,8 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 		return nil, t.httpError(ctx, res)
 	}
 	h := res.Header.Clone()
-	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
+	br, stream := sse.Open(res)
+	if !stream {
 		return t.plainResponse(res.StatusCode, h, br, onDelta)
 	}
 	return t.readStream(ctx, h, br, onDelta)
@@ -61,7 +60,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			break
 		}
 		if err != nil {
-			return a.response(), providers.MidStreamError(t.ep.Provider, h, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
+			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 || string(name) == "ping" {

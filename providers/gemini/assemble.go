@@ -14,7 +14,7 @@ import (
 // assembler builds a Response from GenerateContentResponse chunks and
 // reports deltas as they arrive.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []providers.ToolCall
@@ -29,12 +29,6 @@ type assembler struct {
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta}
-}
-
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
 }
 
 // add folds in one chunk. Only the candidate with index 0 is read.
@@ -83,15 +77,15 @@ func (a *assembler) addPart(p *part) {
 			tc.Extra, _ = json.Marshal(e)
 		}
 		a.calls = append(a.calls, tc)
-		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
 		return
 	case p.Text != nil && *p.Text != "":
 		if p.Thought {
 			a.reasoning.WriteString(*p.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
 		} else {
 			a.content.WriteString(*p.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
 		}
 	}
 	if p.ThoughtSignature != "" {

@@ -1,7 +1,6 @@
 package openaichat
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -41,8 +40,8 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 		return nil, t.httpError(ctx, res)
 	}
 	h := res.Header.Clone()
-	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
+	br, stream := sse.Open(res)
+	if !stream {
 		return t.plainResponse(ctx, res.StatusCode, h, br, onDelta)
 	}
 	return t.readStream(ctx, h, br, onDelta)
@@ -59,7 +58,7 @@ func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.R
 			break
 		}
 		if err != nil {
-			return a.response(), providers.MidStreamError(t.ep.Provider, h, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
+			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
 		}
 		data = bytes.TrimSpace(data)
 		switch {

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,8 +36,8 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	if res.StatusCode < 200 || res.StatusCode >= 300 {
 		return nil, t.httpError(ctx, res)
 	}
-	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
+	br, stream := sse.Open(res)
+	if !stream {
 		return t.plainResponse(res, br, onDelta)
 	}
 	return t.readStream(ctx, res.Header, br, onDelta)
@@ -55,7 +54,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			break
 		}
 		if err != nil {
-			return a.response(), providers.MidStreamError(t.ep.Provider, h, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
+			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {

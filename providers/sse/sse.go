@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net/http"
 )
 
 // MaxEventSize bounds one event's data; a larger event is an error rather
@@ -107,6 +108,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	return bytes.TrimSuffix(line, []byte{'\r'}), nil
+}
+
+// Open wraps the body of res, a 2xx answer, in a 64 KiB buffered reader and
+// reports whether it is an event stream: its Content-Type says
+// text/event-stream, or its first bytes look like one (LooksLikeStream).
+// Otherwise it is a whole document (a JSON answer, an error object, a
+// page) for the caller to read from br.
+func Open(res *http.Response) (br *bufio.Reader, stream bool) {
+	br = bufio.NewReaderSize(res.Body, 64<<10)
+	return br, IsEventStream(res.Header.Get("Content-Type")) || LooksLikeStream(br)
 }
 
 // IsEventStream reports whether a Content-Type header value names
