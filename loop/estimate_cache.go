@@ -46,6 +46,9 @@ func (c *estimateCache) estimate(msgs []providers.Message, tools []providers.Too
 		copy(grown, c.entries)
 		c.entries = grown
 	}
+	if len(msgs) < len(c.entries) {
+		clear(c.entries[len(msgs):]) // a shorter history frees what it dropped
+	}
 	c.entries = c.entries[:len(msgs)]
 	for i := range msgs {
 		m, e := &msgs[i], &c.entries[i]

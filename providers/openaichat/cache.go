@@ -70,6 +70,9 @@ func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byt
 		copy(grown, c.entries)
 		c.entries = grown
 	}
+	if len(msgs) < len(c.entries) {
+		clear(c.entries[len(msgs):]) // a shorter history frees what it dropped
+	}
 	c.entries = c.entries[:len(msgs)]
 	size := len(head) + 16
 	for i := range msgs {
