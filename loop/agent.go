@@ -28,12 +28,12 @@ type RetryPolicy = providers.RetryPolicy
 type Options struct {
 	SessionID string
 	// Transport, when set, serves the primary backend (tests, the demo).
-	Transport providers.Transport
+	Transport Transport
 	// Chain is the primary backend and its fallbacks, each with its
 	// credential pool; nil means the primary alone.
 	Chain *providers.FallbackChain
 	// NewTransport builds a transport for a backend and API key.
-	NewTransport func(b providers.Backend, key string) (providers.Transport, error)
+	NewTransport func(b providers.Backend, key string) (Transport, error)
 	Provider     string
 	Model        string
 	// SystemPrompt is the session's stored system prompt, sent byte for byte.
@@ -80,6 +80,9 @@ type Agent struct {
 	route  *router
 	guard  *tools.Guardrails
 	ctxs   contextState // touched only by the running turn or Compress
+
+	// est is the incremental token estimate (estimate_cache.go).
+	est estimateCache
 
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle

@@ -15,14 +15,6 @@ import (
 // instantTransport answers at once, so a benchmark measures only the loop.
 type instantTransport struct{ resp providers.Response }
 
-func (instantTransport) APIMode() string                                    { return "instant" }
-func (instantTransport) ConvertMessages(m []providers.Message) (any, error) { return m, nil }
-func (instantTransport) ConvertTools(t []providers.ToolSpec) (any, error)   { return t, nil }
-func (instantTransport) BuildRequest(r providers.Request) (any, error)      { return r, nil }
-func (i instantTransport) NormalizeResponse(any) (*providers.Response, error) {
-	r := i.resp
-	return &r, nil
-}
 func (i instantTransport) Stream(_ context.Context, _ providers.Request, on func(providers.Delta)) (*providers.Response, error) {
 	on(providers.Delta{Kind: providers.DeltaText, Text: i.resp.Content})
 	r := i.resp

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"talaria/loop/compress"
 	"talaria/providers"
 )
 
@@ -154,7 +153,7 @@ func (t *turn) classify(err error, req providers.Request) providers.Classified {
 	b := t.a.route.backend()
 	return providers.ClassifyWith(err, providers.ClassifyInput{
 		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength, BaseURL: b.BaseURL,
-		ApproxTokens: compress.Estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
+		ApproxTokens: t.a.est.estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
 	})
 }
 
@@ -211,7 +210,7 @@ func (e *localError) Error() string { return "internal error: " + e.msg }
 
 // stream performs one attempt, turning a panic in our own response handling
 // into a localError.
-func (t *turn) stream(tr providers.Transport, req providers.Request) (resp *providers.Response, err error) {
+func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}

@@ -68,7 +68,7 @@ func (a *Agent) threshold() int {
 // whether the history changed (the request must then be rebuilt).
 func (t *turn) preflight(req providers.Request) bool {
 	cs := &t.a.ctxs
-	cs.lastRaw = compress.Estimate(req.Messages, req.Tools)
+	cs.lastRaw = t.a.est.estimate(req.Messages, req.Tools)
 	cs.lastEst = cs.tracker.Adjust(cs.lastRaw)
 	if !cs.enabled || (cs.lastEst < t.a.threshold() && !cs.overLimit) {
 		return false

@@ -44,7 +44,7 @@ func TestOverloadedFallsBackToAnthropicWire(t *testing.T) {
 		o.Chain = providers.NewFallbackChain(
 			providers.Backend{Provider: "openai", Model: "gpt-x", BaseURL: primary.URL(), APIMode: "chat_completions", APIKeys: []string{"sk-o"}},
 			[]providers.Backend{{Provider: "anthropic", Model: "claude-test", BaseURL: claude.URL, APIMode: "anthropic_messages", APIKeys: []string{"sk-ant"}}})
-		o.NewTransport = func(b providers.Backend, key string) (providers.Transport, error) {
+		o.NewTransport = func(b providers.Backend, key string) (Transport, error) {
 			ep := providers.Endpoint{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key}
 			if b.APIMode == "anthropic_messages" {
 				return anthropic.New(ep)

@@ -17,7 +17,7 @@ func chainFixture(t *testing.T, primary providers.Backend, fallbacks ...provider
 	return newFixture(t, func(o *Options) {
 		o.Transport = nil
 		o.Chain = providers.NewFallbackChain(primary, fallbacks)
-		o.NewTransport = func(b providers.Backend, key string) (providers.Transport, error) {
+		o.NewTransport = func(b providers.Backend, key string) (Transport, error) {
 			return openaichat.New(providers.Endpoint{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: http.DefaultClient})
 		}
 	})

@@ -228,7 +228,7 @@ func newZAI(t *testing.T, srv *pt.Server, mod func(*Options)) *fixture {
 	f := newFixture(t, func(o *Options) {
 		o.Transport = nil
 		o.Chain = providers.NewFallbackChain(providers.Backend{Provider: "custom", Model: "glm-4.6", BaseURL: "https://api.z.ai/api/coding/paas/v4"}, nil)
-		o.NewTransport = func(b providers.Backend, key string) (providers.Transport, error) {
+		o.NewTransport = func(b providers.Backend, key string) (Transport, error) {
 			return openaichat.New(providers.Endpoint{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: client})
 		}
 		if mod != nil {

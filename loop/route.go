@@ -12,15 +12,15 @@ import (
 // built per (backend, key) and reused.
 type router struct {
 	chain   *providers.FallbackChain
-	factory func(b providers.Backend, key string) (providers.Transport, error)
-	fixed   providers.Transport // tests and the demo: one transport, no chain
+	factory func(b providers.Backend, key string) (Transport, error)
+	fixed   Transport // tests and the demo: one transport, no chain
 
 	mu    sync.Mutex
-	cache map[string]providers.Transport
+	cache map[string]Transport
 }
 
 func newRouter(o Options) *router {
-	r := &router{chain: o.Chain, factory: o.NewTransport, fixed: o.Transport, cache: map[string]providers.Transport{}}
+	r := &router{chain: o.Chain, factory: o.NewTransport, fixed: o.Transport, cache: map[string]Transport{}}
 	if r.chain == nil {
 		r.chain = providers.NewFallbackChain(providers.Backend{Provider: o.Provider, Model: o.Model}, nil)
 	}
@@ -28,7 +28,7 @@ func newRouter(o Options) *router {
 }
 
 // transport returns the transport of the current backend and key.
-func (r *router) transport() (providers.Transport, string, error) {
+func (r *router) transport() (Transport, string, error) {
 	b := r.chain.Current()
 	key, ok := r.chain.Pool().Current()
 	if !ok {

@@ -44,13 +44,146 @@ type wireError struct {
 }
 
 // wireBody is an error body: {"error":{…}} or {"error":"…"} with optional
-// top-level fields, or a flat {"message","code"} object.
+// top-level fields, or a flat {"message","code"} object (old vLLM, AWS
+// with its "__type").
 type wireBody struct {
 	wireError
-	Error json.RawMessage `json:"error"`
+	Error   json.RawMessage `json:"error"`
+	AWSType string          `json:"__type"`
+	// Response is the response object of the Responses API's
+	// response.failed event, whose error is response.error.
+	Response *struct {
+		Error json.RawMessage `json:"error"`
+	} `json:"response"`
 }
 
-// gather collects the evidence of e.
+// ErrorBody is what the one parse of a provider's JSON error body finds.
+// Every wire fills its APIError from it (APIError.ParseBody) and Classify
+// reads the same parse instead of decoding the body again.
+type ErrorBody struct {
+	// Message is error.message (a string, or a list of strings joined with
+	// ", "), or error itself when it is a string (Ollama), or the flat
+	// message of a body without an error member.
+	Message string
+	// Type is error.type, else the flat type or AWS "__type".
+	Type string
+	// Code is error.code as text (a string or a number), else error_code,
+	// errorCode or details.error_code.
+	Code string
+	// Status is error.status (Gemini: RESOURCE_EXHAUSTED, ...).
+	Status string
+	// Details is error.details when it is a list (Gemini's RetryInfo,
+	// ErrorInfo, ...), each entry raw.
+	Details []json.RawMessage
+	// Upstream is OpenRouter's metadata.provider_name; Raw its metadata.raw
+	// (the upstream provider's own error, as text).
+	Upstream, Raw string
+
+	// What the classifier reads: the innermost human message (nested JSON
+	// documents unwrapped, OpenRouter's raw appended), the lowercase codes,
+	// and whether the body is OpenRouter's "Provider returned error"
+	// envelope.
+	human   string
+	codes   []string
+	wrapped bool
+}
+
+// ParseErrorBody parses a provider error body: an object with an "error"
+// member (object or string; OpenAI and every compatible server, Anthropic,
+// Gemini, OpenRouter, Ollama), Gemini's one-element array of those, or a
+// flat object with a message (old vLLM, AWS). ok is false when body is none
+// of these (an HTML page, a complete answer, garbage).
+func ParseErrorBody(body []byte) (eb *ErrorBody, ok bool) {
+	raw := bytes.TrimSpace(body)
+	if len(raw) > 0 && raw[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(raw, &arr) != nil || len(arr) == 0 {
+			return nil, false
+		}
+		raw = bytes.TrimSpace(arr[0])
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var b wireBody
+	if json.Unmarshal(raw, &b) != nil {
+		return nil, false
+	}
+	ev := &evidence{}
+	eb = &ErrorBody{}
+	obj := &b.wireError
+	eb.human = ev.readError(obj)
+	inner := bytes.TrimSpace(b.Error)
+	if (len(inner) == 0 || string(inner) == "null") && b.Response != nil {
+		inner = bytes.TrimSpace(b.Response.Error)
+	}
+	switch {
+	case len(inner) > 0 && inner[0] == '{':
+		var we wireError
+		if json.Unmarshal(inner, &we) == nil {
+			if m := ev.readError(&we); m != "" {
+				eb.human = m
+			}
+			obj = &we
+			ok = true
+		}
+	case len(inner) > 0 && inner[0] == '"':
+		if s := jsonString(inner); s != "" {
+			eb.human, eb.Message = s, s // Ollama native {"error":"…"}
+			ok = true
+		}
+	}
+	if eb.Message == "" {
+		eb.Message = jsonMessage(obj.Message)
+	}
+	eb.Type = jsonScalar(obj.Type)
+	if obj == &b.wireError && (eb.Type == "error" || strings.HasPrefix(eb.Type, "response.") || eb.Type == "") {
+		// A flat body whose "type" names the envelope (an "error" or
+		// "response.failed" event), not the error; AWS says it in __type.
+		eb.Type = b.AWSType
+	}
+	eb.Status = jsonScalar(obj.Status)
+	eb.Code = firstText(jsonScalar(obj.Code), jsonScalar(obj.ErrorCode), jsonScalar(obj.CamelCode), detailsCode(obj.Details))
+	if d := bytes.TrimSpace(obj.Details); len(d) > 0 && d[0] == '[' {
+		_ = json.Unmarshal(d, &eb.Details)
+	}
+	if md := obj.Metadata; md != nil {
+		eb.Upstream, eb.Raw = md.ProviderName, jsonScalar(md.Raw)
+	}
+	if eb.Upstream == "" {
+		eb.Upstream = ev.upstream
+	}
+	eb.codes, eb.wrapped = ev.codes, ev.wrapped
+	ok = ok || eb.Message != ""
+	return eb, ok
+}
+
+// detailsCode is details.error_code when details is an object.
+func detailsCode(raw json.RawMessage) string {
+	d := bytes.TrimSpace(raw)
+	if len(d) == 0 || d[0] != '{' {
+		return ""
+	}
+	var det struct {
+		ErrorCode json.RawMessage `json:"error_code"`
+	}
+	if json.Unmarshal(d, &det) != nil {
+		return ""
+	}
+	return jsonScalar(det.ErrorCode)
+}
+
+func firstText(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// gather collects the evidence of e, from the parse the wire already made
+// of its body when there is one (APIError.ParseBody).
 func gather(e *APIError) *evidence {
 	ev := &evidence{message: e.Message}
 	if e.Headers != nil {
@@ -66,7 +199,16 @@ func gather(e *APIError) *evidence {
 	ev.addCode(e.Type)
 	var parsed string
 	if e.Body != "" {
-		parsed = ev.parseBody([]byte(e.Body))
+		eb := e.parsed
+		if !e.hasParse || e.parsedFrom != e.Body {
+			eb, _ = ParseErrorBody([]byte(e.Body))
+		}
+		if eb != nil {
+			for _, c := range eb.codes {
+				ev.addCode(c)
+			}
+			ev.upstream, ev.wrapped, parsed = eb.Upstream, eb.wrapped, eb.human
+		}
 		if parsed != "" && (ev.message == "" || ev.wrapped) {
 			ev.message = parsed
 		}
@@ -94,42 +236,6 @@ func gather(e *APIError) *evidence {
 	return ev
 }
 
-// parseBody reads a JSON error body (object, or Gemini's one-element
-// array) and returns the innermost human message it finds.
-func (ev *evidence) parseBody(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '[' {
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) != nil || len(arr) == 0 {
-			return ""
-		}
-		raw = bytes.TrimSpace(arr[0])
-	}
-	if len(raw) == 0 || raw[0] != '{' {
-		return ""
-	}
-	var b wireBody
-	if json.Unmarshal(raw, &b) != nil {
-		return ""
-	}
-	msg := ev.readError(&b.wireError)
-	inner := bytes.TrimSpace(b.Error)
-	switch {
-	case len(inner) > 0 && inner[0] == '{':
-		var we wireError
-		if json.Unmarshal(inner, &we) == nil {
-			if m := ev.readError(&we); m != "" {
-				msg = m
-			}
-		}
-	case len(inner) > 0 && inner[0] == '"':
-		if s := jsonString(inner); s != "" {
-			msg = s // Ollama native {"error":"…"}
-		}
-	}
-	return msg
-}
-
 // readError records the codes of we and returns its message, preferring
 // OpenRouter's metadata.raw (the upstream's own words) and a JSON document
 // nested inside the message.
@@ -137,14 +243,7 @@ func (ev *evidence) readError(we *wireError) string {
 	for _, c := range []json.RawMessage{we.Code, we.Type, we.Status, we.ErrorCode, we.CamelCode} {
 		ev.addCode(jsonScalar(c))
 	}
-	if d := bytes.TrimSpace(we.Details); len(d) > 0 && d[0] == '{' {
-		var det struct {
-			ErrorCode json.RawMessage `json:"error_code"`
-		}
-		if json.Unmarshal(d, &det) == nil {
-			ev.addCode(jsonScalar(det.ErrorCode))
-		}
-	}
+	ev.addCode(detailsCode(we.Details))
 	msg := jsonMessage(we.Message)
 	if nested := nestedMessage(msg, ev); nested != "" {
 		msg = nested
@@ -175,12 +274,14 @@ func nestedMessage(s string, ev *evidence) string {
 	if len(t) < 2 || (t[0] != '{' && t[0] != '[') {
 		return ""
 	}
-	sub := &evidence{}
-	m := sub.parseBody([]byte(t))
+	sub, ok := ParseErrorBody([]byte(t))
+	if !ok && sub == nil {
+		return ""
+	}
 	for _, c := range sub.codes {
 		ev.addCode(c)
 	}
-	return m
+	return sub.human
 }
 
 // addCode records a code, lowercase, ignoring numbers (HTTP statuses

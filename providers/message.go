@@ -1,10 +1,16 @@
 // Package providers holds the provider-neutral message and tool-call types,
-// the Transport interface that converts them to and from each wire format,
-// the registry of transports by api_mode, and the transports themselves.
+// the Transport a wire implements (one streamed call; each wire's
+// conversions are unexported in its sub-package), the registry of wires by
+// api_mode, the one error-body parser every wire calls and the classifier
+// reads, error classification, backoff, credential pools and the fallback
+// chain.
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -27,6 +33,18 @@ const (
 	FinishContentFilter = "content_filter"
 	FinishError         = "error"
 )
+
+// Placeholders the wires send instead of an empty text, which most APIs
+// refuse (a 400 on an empty or whitespace-only content).
+const (
+	PlaceholderToolOutput = "(no output)"
+	PlaceholderUser       = "(empty message)"
+	PlaceholderAssistant  = "(empty response)"
+)
+
+// EmptyObjectSchema is the parameters schema sent for a tool that declares
+// none.
+const EmptyObjectSchema = `{"type":"object","properties":{}}`
 
 // ToolCall is one function call requested by the model.
 type ToolCall struct {
@@ -99,6 +117,24 @@ type ToolSpec struct {
 	Description string `json:"description"`
 	// Parameters is the JSON Schema of the arguments object.
 	Parameters json.RawMessage `json:"parameters"`
+}
+
+// WireParams checks ts and returns the parameters schema to send: its
+// Parameters (spaces trimmed), or EmptyObjectSchema when it declares none.
+// A spec without a name, or whose parameters are not valid JSON, is an
+// error naming what to fix.
+func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
+	if ts.Name == "" {
+		return nil, errors.New("tool spec without a name; every tool needs one")
+	}
+	params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
+	switch {
+	case len(params) == 0 || string(params) == "null":
+		return json.RawMessage(EmptyObjectSchema), nil
+	case !json.Valid(params):
+		return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+	}
+	return params, nil
 }
 
 // Usage is the token accounting of one response.
@@ -177,6 +213,16 @@ const (
 	// DeltaToolCall announces a tool call (its index and, once known, name).
 	DeltaToolCall
 )
+
+// OnDelta receives the fragments of a streamed response; nil drops them.
+type OnDelta func(Delta)
+
+// Emit reports d, unless f is nil.
+func (f OnDelta) Emit(d Delta) {
+	if f != nil {
+		f(d)
+	}
+}
 
 // Delta is one streamed fragment, reported while a response arrives.
 type Delta struct {

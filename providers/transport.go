@@ -1,7 +1,9 @@
 package providers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -20,43 +22,17 @@ type Endpoint struct {
 	HTTPClient *http.Client
 }
 
-// Transport converts neutral messages to one wire format and back, and
-// performs a streamed call. The conversion methods are pure; Stream does the
-// I/O and reports deltas as they arrive.
+// Transport is a wire: it converts neutral requests to one wire format,
+// performs a streamed call and assembles the answer. Its conversions are
+// unexported in the wire's package. The loop consumes transports through
+// its own interface of the same shape (loop.Transport); this one is what
+// the registry's factories return.
 type Transport interface {
-	// APIMode is the registry key (chat_completions, anthropic_messages, ...).
-	APIMode() string
-	// ConvertMessages maps neutral messages to the wire's message list.
-	ConvertMessages(msgs []Message) (any, error)
-	// ConvertTools maps tool specs to the wire's tool list.
-	ConvertTools(tools []ToolSpec) (any, error)
-	// BuildRequest builds the full wire request body.
-	BuildRequest(req Request) (any, error)
-	// NormalizeResponse turns a complete wire response into a Response.
-	NormalizeResponse(raw any) (*Response, error)
 	// Stream sends req and assembles the streamed response, calling onDelta
 	// (when non-nil) for each fragment. Errors from the server are returned
 	// as *APIError; a stream cut mid-way returns the partial Response along
 	// with the error.
 	Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error)
-}
-
-// ResponseValidator is implemented by transports that can reject a
-// structurally invalid response (no choices, empty content list, ...).
-type ResponseValidator interface {
-	ValidateResponse(r *Response) error
-}
-
-// CacheStatsExtractor is implemented by transports that report prompt-cache
-// reads and writes from a raw wire response.
-type CacheStatsExtractor interface {
-	CacheStats(raw any) (read, write int)
-}
-
-// FinishReasonMapper is implemented by transports whose finish reasons need
-// mapping onto the normalized set.
-type FinishReasonMapper interface {
-	MapFinishReason(wire string) string
 }
 
 // Factory builds a transport for an endpoint.
@@ -123,6 +99,24 @@ type APIError struct {
 	MidStream bool
 	// Err is the underlying error (network, decode), if any.
 	Err error
+
+	// parsed is the parse of Body made by ParseBody (nil when Body is not
+	// an error body), kept for Classify; parsedFrom is the Body it was made
+	// from, and hasParse says ParseBody ran.
+	parsed     *ErrorBody
+	parsedFrom string
+	hasParse   bool
+}
+
+// ParseBody sets Body to body and parses it once as a provider error body
+// (ParseErrorBody). The wire fills Message, Type and Code from the result
+// as its format defines them; Classify reads the same parse. ok is false
+// when body is not an error body.
+func (e *APIError) ParseBody(body []byte) (eb *ErrorBody, ok bool) {
+	e.Body = string(body)
+	eb, ok = ParseErrorBody(body)
+	e.parsed, e.parsedFrom, e.hasParse = eb, e.Body, true
+	return eb, ok
 }
 
 // Error implements error.
@@ -142,3 +136,43 @@ func (e *APIError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *APIError) Unwrap() error { return e.Err }
+
+// PostJSON sends body as JSON (a []byte as it is, anything else through
+// encoding/json) in a POST to url through hc, with Content-Type
+// application/json and the headers given as name, value pairs (a pair with
+// an empty value is left out). A failure before any answer is an *APIError:
+// a body that cannot be encoded, or SendError's "cannot reach BASE" with
+// advice. Any answer is returned, whatever its status, for the wire to
+// read; the caller closes its body.
+func PostJSON(ctx context.Context, hc *http.Client, provider, url, base, advice string, body any, header ...string) (*http.Response, *APIError) {
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return nil, &APIError{Provider: provider, Message: "encode the request: " + err.Error(), Err: err}
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+	if err != nil {
+		return nil, &APIError{Provider: provider, Message: err.Error(), Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, SendError(ctx, provider, base, err, advice)
+	}
+	return res, nil
+}
+
+// Bearer is the Authorization value for key, "" for no key.
+func Bearer(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "Bearer " + key
+}

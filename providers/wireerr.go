@@ -18,6 +18,15 @@ import (
 // reads into memory.
 const MaxErrorBody = 1 << 20
 
+// Limits on what a wire reads into memory outside a stream's events.
+const (
+	// MaxPlainBody bounds a whole 2xx JSON answer (a server that ignored
+	// "stream": true, or a non-streamed call).
+	MaxPlainBody = 64 << 20
+	// MaxQuotedBody bounds undecodable data quoted in an error.
+	MaxQuotedBody = 4 << 10
+)
+
 // maxSummary bounds the message made from a non-JSON error body.
 const maxSummary = 200
 
@@ -71,6 +80,13 @@ func SendError(ctx context.Context, provider, url string, err error, advice stri
 // Status 0 and the headers h of the answer.
 func MidStreamError(provider string, h http.Header, msg string, err error) *APIError {
 	return &APIError{Provider: provider, Headers: h, MidStream: true, Message: msg, Err: err}
+}
+
+// ReadFailed is the error of a stream whose reading failed (a reset
+// connection, a cancelled ctx, an event over the size limit): a
+// MidStreamError saying so, wrapping err made ctx-aware.
+func ReadFailed(ctx context.Context, provider string, h http.Header, err error) *APIError {
+	return MidStreamError(provider, h, "reading the stream failed: "+err.Error()+"; retry the request", WithContext(ctx, err))
 }
 
 // StreamCutError is the error of a stream that ended before its final
@@ -141,4 +157,41 @@ func oneLine(status int, text string) (s string, ok bool) {
 		return fmt.Sprintf("HTTP %d with an empty body", status), false
 	}
 	return text, true
+}
+
+// FillError is the plain way of filling e from an error body: Message,
+// Type and Code as ParseErrorBody reads them. It reports whether body was
+// an error body. Wires whose format puts these elsewhere pass their own
+// function of the same shape to HTTPError and EventError.
+func FillError(e *APIError, body []byte) bool {
+	eb, ok := e.ParseBody(body)
+	if ok {
+		e.Message, e.Type, e.Code = eb.Message, eb.Type, eb.Code
+	}
+	return ok
+}
+
+// HTTPError reads res, a non-2xx answer, into an APIError (ReadHTTPError,
+// its Err made ctx-aware) filled from the body by fill, with a one-line
+// summary of the page as the message when fill found none.
+func HTTPError(ctx context.Context, provider string, res *http.Response, fill func(*APIError, []byte) bool) *APIError {
+	e, body := ReadHTTPError(provider, res)
+	e.Err = WithContext(ctx, e.Err)
+	fill(e, body)
+	if e.Message == "" {
+		e.Message = SummarizePage(res.StatusCode, body)
+	}
+	return e
+}
+
+// EventError is an error reported inside a stream that started (an error
+// event or chunk, raw): MidStream, Status 0, the answer's headers h, filled
+// by fill, with fallback as the message when the event has none.
+func EventError(provider string, h http.Header, raw []byte, fill func(*APIError, []byte) bool, fallback string) *APIError {
+	e := &APIError{Provider: provider, Headers: h, MidStream: true}
+	fill(e, raw)
+	if e.Message == "" {
+		e.Message = fallback
+	}
+	return e
 }

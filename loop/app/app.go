@@ -242,7 +242,7 @@ func resolveCwd(flag string) (string, error) {
 }
 
 // NewTransport builds the transport of a backend for one API key.
-func NewTransport(b providers.Backend, key string) (providers.Transport, error) {
+func NewTransport(b providers.Backend, key string) (loop.Transport, error) {
 	return Transports().New(b.APIMode, providers.Endpoint{
 		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
 	})

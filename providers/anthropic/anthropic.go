@@ -1,12 +1,11 @@
 // Package anthropic is the anthropic_messages transport: the Anthropic
 // Messages API (POST /v1/messages, stream: true) as spoken by Anthropic and by
 // the servers that copy it (llama.cpp, LiteLLM, OpenRouter's Anthropic
-// endpoint). It is built on github.com/anthropics/anthropic-sdk-go/v2: the
-// SDK's param types make the request and its client sends it (base URL,
-// credentials, anthropic-version), with the SDK's own retries off because the
-// loop retries. The event stream is read and decoded here, so that a final
-// event cut off by a closed connection, a mid-stream error event, unknown
-// event names and blocks the SDK does not model are all handled the same way.
+// endpoint), spoken over net/http without the Anthropic SDK: the request is
+// this package's own wire types, the event stream is read with providers/sse
+// and decoded here, so that a final event cut off by a closed connection, a
+// mid-stream error event, unknown event names and new block types are all
+// handled the same way. Nothing is retried here: the loop retries.
 //
 // Finish reasons: end_turn and stop_sequence → stop, max_tokens and
 // model_context_window_exceeded → length, tool_use → tool_calls, refusal →
@@ -20,9 +19,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"talaria/providers"
 )
@@ -43,28 +39,22 @@ const ReplayFormat = "anthropic_messages"
 // defaultBaseURL is the Anthropic API, used when the endpoint names none.
 const defaultBaseURL = "https://api.anthropic.com"
 
-// transport implements providers.Transport for anthropic_messages.
+// apiVersion is the anthropic-version header every request carries.
+const apiVersion = "2023-06-01"
+
+// transport is the anthropic_messages wire.
 type transport struct {
 	ep      providers.Endpoint
 	baseURL string
-	client  sdk.Client
+	client  *http.Client
 }
-
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*transport)(nil)
-	_ providers.ResponseValidator   = (*transport)(nil)
-	_ providers.FinishReasonMapper  = (*transport)(nil)
-	_ providers.CacheStatsExtractor = (*transport)(nil)
-)
 
 // New builds an anthropic_messages transport for ep. It is a
 // providers.Factory. An empty ep.BaseURL means the Anthropic API; a base URL
-// ending in /v1 is accepted too (the /v1 is the SDK's). ep.HTTPClient (or a
-// client without timeout, so long streams are not cut) carries every request.
-// Nothing is read from the environment: the key is ep.APIKey, and an empty
-// key sends no credential (local servers). The SDK makes exactly one attempt
-// per call.
+// ending in /v1 is accepted too. ep.HTTPClient (or a client without timeout,
+// so long streams are not cut) carries every request. Nothing is read from
+// the environment: the key is ep.APIKey, sent as x-api-key, and an empty key
+// sends no credential (local servers).
 func New(ep providers.Endpoint) (providers.Transport, error) {
 	base, err := normalizeBaseURL(ep)
 	if err != nil {
@@ -74,18 +64,7 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base + "/"),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-	}
-	if ep.APIKey != "" {
-		// Anthropic documents x-api-key; this SDK version sends the key as a
-		// bearer token, so send the documented header instead.
-		opts = append(opts, option.WithHeader("x-api-key", ep.APIKey))
-	}
-	return &transport{ep: ep, baseURL: base, client: sdk.NewClient(opts...)}, nil
+	return &transport{ep: ep, baseURL: base, client: hc}, nil
 }
 
 // normalizeBaseURL checks ep.BaseURL and trims a trailing slash and /v1.
@@ -101,6 +80,3 @@ func normalizeBaseURL(ep providers.Endpoint) (string, error) {
 	base = strings.TrimSuffix(base, "/v1")
 	return base, nil
 }
-
-// APIMode returns "anthropic_messages".
-func (t *transport) APIMode() string { return APIMode }

@@ -14,7 +14,7 @@ const incompleteExtra = `{"incomplete":true}`
 // assembler builds a Response from stream events (or from the blocks of a
 // complete message) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	blocks    []*blockAcc
@@ -41,12 +41,6 @@ type blockAcc struct {
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta}
-}
-
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
 }
 
 // add folds one decoded event in. Unknown event and block types are
@@ -97,7 +91,7 @@ func (a *assembler) startBlock(index int, wb *wireBlock) {
 		b.data = wb.Data
 	case "tool_use":
 		b.id, b.name, b.input = wb.ID, wb.Name, wb.Input
-		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: a.ncalls, ToolName: wb.Name})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: a.ncalls, ToolName: wb.Name})
 		a.ncalls++
 	}
 }
@@ -131,7 +125,7 @@ func (a *assembler) addText(s string) {
 		return
 	}
 	a.content.WriteString(s)
-	a.emit(providers.Delta{Kind: providers.DeltaText, Text: s})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: s})
 }
 
 func (a *assembler) addThinking(b *blockAcc, s string) {
@@ -140,7 +134,7 @@ func (a *assembler) addThinking(b *blockAcc, s string) {
 	}
 	b.thinking.WriteString(s)
 	a.reasoning.WriteString(s)
-	a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
 }
 
 // addComplete folds in the blocks of a complete (non-streamed) message.
@@ -228,11 +222,9 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 	return tc
 }
 
-// MapFinishReason maps a wire stop_reason onto the normalized set (see the
+// mapFinishReason maps a wire stop_reason onto the normalized set (see the
 // package documentation); pause_turn becomes FinishPauseTurn, unknown values
 // count as stop, and "" stays "".
-func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
-
 func mapFinishReason(wire string) string {
 	switch wire {
 	case "":

@@ -7,17 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"talaria/providers"
-)
-
-// Placeholders sent instead of empty text: the API answers 400 on a text
-// block that is empty or only whitespace.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
 )
 
 // maxCacheBreakpoints is the API's limit on cache_control markers per
@@ -32,36 +22,31 @@ const (
 	legacyMaxTokens  = 4096
 )
 
-// ConvertMessages maps neutral messages to []sdk.MessageParam. System
-// messages are left out (BuildRequest sends them as the system parameter),
-// tool results become user-role tool_result blocks with consecutive ones
-// merged into one user message, and an assistant message gets back its
-// thinking blocks, verbatim and in their original order, from a
-// ReasoningReplay written by this transport. No cache_control is set here;
-// BuildRequest places the breakpoints.
-func (t *transport) ConvertMessages(msgs []providers.Message) (any, error) {
-	_, out, err := convertMessages(msgs)
-	return out, err
-}
-
-func convertMessages(msgs []providers.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
-	var system []sdk.TextBlockParam
-	out := make([]sdk.MessageParam, 0, len(msgs))
+// convertMessages maps neutral messages to the system blocks and the
+// message list. System messages become the system parameter, tool results
+// become user-role tool_result blocks with consecutive ones merged into one
+// user message, and an assistant message gets back its thinking blocks,
+// verbatim and in their original order, from a ReasoningReplay written by
+// this transport. No cache_control is set here; buildRequest places the
+// breakpoints.
+func convertMessages(msgs []providers.Message) ([]block, []message, error) {
+	var system []block
+	out := make([]message, 0, len(msgs))
 	for i, m := range msgs {
 		switch m.Role {
 		case providers.RoleSystem:
 			if isBlank(m.Content) {
 				continue
 			}
-			system = append(system, sdk.TextBlockParam{Text: m.Content})
+			system = append(system, textBlock(m.Content))
 		case providers.RoleUser:
-			out = appendUser(out, textBlock(orDefault(m.Content, emptyUserText)), false)
+			out = appendUser(out, textBlock(orDefault(m.Content, providers.PlaceholderUser)), false)
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, &m)
 			if err != nil {
 				return nil, nil, err
 			}
-			out = append(out, sdk.MessageParam{OfAssistant: &sdk.AssistantMessageParam{Content: blocks}})
+			out = append(out, message{Role: "assistant", Content: blocks})
 		case providers.RoleTool:
 			if m.ToolCallID == "" {
 				return nil, nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
@@ -78,61 +63,58 @@ func convertMessages(msgs []providers.Message) ([]sdk.TextBlockParam, []sdk.Mess
 // message when that is a user message, so that the results of one batch of
 // tool calls form a single user turn: a tool result only joins a message
 // made of tool results (they must come first), text joins any user message.
-func appendUser(out []sdk.MessageParam, b sdk.ContentBlockParamUnion, isResult bool) []sdk.MessageParam {
-	if n := len(out); n > 0 && out[n-1].OfUser != nil {
-		u := out[n-1].OfUser
+func appendUser(out []message, b block, isResult bool) []message {
+	if n := len(out); n > 0 && out[n-1].Role == "user" {
+		u := &out[n-1]
 		if !isResult || allToolResults(u.Content) {
 			u.Content = append(u.Content, b)
 			return out
 		}
 	}
-	return append(out, sdk.MessageParam{OfUser: &sdk.UserMessageParam{Content: []sdk.ContentBlockParamUnion{b}}})
+	return append(out, message{Role: "user", Content: []block{b}})
 }
 
-func allToolResults(blocks []sdk.ContentBlockParamUnion) bool {
+func allToolResults(blocks []block) bool {
 	for _, b := range blocks {
-		if b.OfToolResult == nil {
+		if b.Type != "tool_result" {
 			return false
 		}
 	}
 	return true
 }
 
-func textBlock(s string) sdk.ContentBlockParamUnion {
-	return sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: s}}
-}
+func textBlock(s string) block { return block{Type: "text", Text: s} }
 
-func toolResultBlock(m *providers.Message) sdk.ContentBlockParamUnion {
-	return sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{
+func toolResultBlock(m *providers.Message) block {
+	return block{
+		Type:      "tool_result",
 		ToolUseID: sanitizeID(m.ToolCallID),
-		Content: []sdk.ToolResultBlockParamContentUnion{
-			{OfText: &sdk.TextBlockParam{Text: orDefault(m.Content, emptyToolOutput)}},
-		},
-	}}
+		Content:   []block{textBlock(orDefault(m.Content, providers.PlaceholderToolOutput))},
+	}
 }
 
 // assistantBlocks builds the content of an assistant message: the replayed
 // thinking blocks in their original places among the text and tool_use
 // blocks, then whatever the replay did not place (text first, then the tool
 // calls in order).
-func assistantBlocks(i int, m *providers.Message) ([]sdk.ContentBlockParamUnion, error) {
+func assistantBlocks(i int, m *providers.Message) ([]block, error) {
 	for j, tc := range m.ToolCalls {
 		if tc.ID == "" || tc.Name == "" {
 			return nil, fmt.Errorf("message %d: tool call %d has no id or name; drop or repair it before sending the conversation", i, j)
 		}
 	}
-	var blocks []sdk.ContentBlockParamUnion
+	var blocks []block
 	textDone := isBlank(m.Content)
 	used := make([]bool, len(m.ToolCalls))
 	for _, rb := range parseReplay(m.ReasoningReplay) {
 		switch rb.Type {
 		case "thinking":
 			if rb.Signature != "" && rb.Thinking != nil {
-				blocks = append(blocks, sdk.ContentBlockParamUnion{OfThinking: &sdk.ThinkingBlockParam{Thinking: *rb.Thinking, Signature: rb.Signature}})
+				blocks = append(blocks, block{Type: "thinking", Thinking: rb.Thinking, Signature: rb.Signature})
 			}
 		case "redacted_thinking":
 			if rb.Data != "" {
-				blocks = append(blocks, sdk.ContentBlockParamUnion{OfRedactedThinking: &sdk.RedactedThinkingBlockParam{Data: rb.Data}})
+				blocks = append(blocks, block{Type: "redacted_thinking", Data: rb.Data})
 			}
 		case "text":
 			if !textDone {
@@ -158,7 +140,7 @@ func assistantBlocks(i int, m *providers.Message) ([]sdk.ContentBlockParamUnion,
 		}
 	}
 	if len(blocks) == 0 {
-		blocks = append(blocks, textBlock(emptyAssistant))
+		blocks = append(blocks, textBlock(providers.PlaceholderAssistant))
 	}
 	return blocks, nil
 }
@@ -166,12 +148,12 @@ func assistantBlocks(i int, m *providers.Message) ([]sdk.ContentBlockParamUnion,
 // toolUseBlock replays a tool call. The input must be a JSON object: empty
 // arguments (a tool without parameters) and arguments that are not an
 // object are sent as {}.
-func toolUseBlock(tc providers.ToolCall) sdk.ContentBlockParamUnion {
+func toolUseBlock(tc providers.ToolCall) block {
 	input := json.RawMessage(strings.TrimSpace(tc.Arguments))
 	if len(input) == 0 || input[0] != '{' || !json.Valid(input) {
 		input = json.RawMessage("{}")
 	}
-	return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{ID: sanitizeID(tc.ID), Name: tc.Name, Input: input}}
+	return block{Type: "tool_use", ID: sanitizeID(tc.ID), Name: tc.Name, Input: input}
 }
 
 // sanitizeID makes a tool-call id acceptable to the API, which allows only
@@ -202,58 +184,41 @@ func sanitizeID(id string) string {
 // first, until maxCacheBreakpoints are used. The prefix up to each marker
 // is cached, so the stable system prompt and the growing conversation tail
 // are both reused on the next call.
-func applyCacheControl(system []sdk.TextBlockParam, msgs []sdk.MessageParam) {
+func applyCacheControl(system []block, msgs []message) {
 	budget := maxCacheBreakpoints
 	if n := len(system); n > 0 {
-		system[n-1].CacheControl = sdk.NewCacheControlEphemeralParam()
+		system[n-1].CacheControl = &ephemeral
 		budget--
 	}
 	for i := len(msgs) - 1; i >= 0 && budget > 0; i-- {
-		if markLastCacheable(msgs[i]) {
+		if markLastCacheable(msgs[i].Content) {
 			budget--
 		}
 	}
 }
 
-func markLastCacheable(m sdk.MessageParam) bool {
-	var blocks []sdk.ContentBlockParamUnion
-	switch {
-	case m.OfUser != nil:
-		blocks = m.OfUser.Content
-	case m.OfAssistant != nil:
-		blocks = m.OfAssistant.Content
-	}
-	cc := sdk.NewCacheControlEphemeralParam()
+func markLastCacheable(blocks []block) bool {
 	for i := len(blocks) - 1; i >= 0; i-- {
-		switch b := blocks[i]; {
-		case b.OfText != nil:
-			b.OfText.CacheControl = cc
-			return true
-		case b.OfToolUse != nil:
-			b.OfToolUse.CacheControl = cc
-			return true
-		case b.OfToolResult != nil:
-			b.OfToolResult.CacheControl = cc
+		switch blocks[i].Type {
+		case "text", "tool_use", "tool_result":
+			blocks[i].CacheControl = &ephemeral
 			return true
 		}
 	}
 	return false
 }
 
-// ConvertTools maps tool specs to []sdk.ToolUnionParam custom tools. The
-// JSON schema is passed through verbatim (properties, required and every
-// other keyword), so the bytes of the tool list stay the same from call to
-// call and the prompt cache holds. A spec without parameters gets an empty
-// object schema; parameters that are not a JSON object are an error.
-func (t *transport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
-
-func convertTools(tools []providers.ToolSpec) ([]sdk.ToolUnionParam, error) {
+// convertTools maps tool specs to custom tools. The JSON schema is passed
+// through verbatim (properties, required and every other keyword) when it
+// already says "type":"object", so the bytes of the tool list stay the same
+// from call to call and the prompt cache holds. A spec without parameters
+// gets an empty object schema; parameters that are not a JSON object, or
+// whose "required" is not a list of names, are an error.
+func convertTools(tools []providers.ToolSpec) ([]toolSpec, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
-	out := make([]sdk.ToolUnionParam, 0, len(tools))
+	out := make([]toolSpec, 0, len(tools))
 	for _, ts := range tools {
 		if ts.Name == "" {
 			return nil, errors.New("tool spec without a name; every tool needs one")
@@ -262,93 +227,109 @@ func convertTools(tools []providers.ToolSpec) ([]sdk.ToolUnionParam, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", ts.Name, err)
 		}
-		tp := &sdk.ToolParam{Name: ts.Name, InputSchema: schema}
-		if ts.Description != "" {
-			tp.Description = sdk.String(ts.Description)
-		}
-		out = append(out, sdk.ToolUnionParam{OfTool: tp})
+		out = append(out, toolSpec{Name: ts.Name, Description: ts.Description, InputSchema: schema})
 	}
 	return out, nil
 }
 
-func inputSchema(params json.RawMessage) (sdk.ToolInputSchemaParam, error) {
-	var s sdk.ToolInputSchemaParam
+func inputSchema(params json.RawMessage) (json.RawMessage, error) {
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || string(params) == "null" {
-		s.Properties = json.RawMessage("{}")
-		return s, nil
+		return json.RawMessage(providers.EmptyObjectSchema), nil
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
-		return s, errors.New("parameters is not a JSON object; fix its JSON schema")
+		return nil, errors.New("parameters is not a JSON object; fix its JSON schema")
 	}
-	for k, v := range fields {
-		switch k {
-		case "type":
-		case "properties":
-			s.Properties = v
-		case "required":
-			if err := json.Unmarshal(v, &s.Required); err != nil {
-				return s, errors.New(`"required" is not a list of names; fix its JSON schema`)
-			}
-		default:
-			if s.ExtraFields == nil {
-				s.ExtraFields = map[string]any{}
-			}
-			s.ExtraFields[k] = v
+	if req, ok := fields["required"]; ok {
+		var names []string
+		if json.Unmarshal(req, &names) != nil {
+			return nil, errors.New(`"required" is not a list of names; fix its JSON schema`)
 		}
 	}
-	return s, nil
+	_, hasProps := fields["properties"]
+	if string(bytes.TrimSpace(fields["type"])) == `"object"` && hasProps {
+		return params, nil
+	}
+	fields["type"] = json.RawMessage(`"object"`)
+	if !hasProps {
+		fields["properties"] = json.RawMessage("{}")
+	}
+	return json.Marshal(fields)
 }
 
-// BuildRequest builds the sdk.MessageNewParams of a call: model, max_tokens
-// (req.MaxTokens, or a default because the API requires one), the system
-// messages as the system parameter, the messages, the tools, and the
-// cache_control breakpoints (at most 4: the system prompt and the latest
-// messages). Stream sends it with "stream": true added.
-func (t *transport) BuildRequest(req providers.Request) (any, error) {
-	return t.buildParams(req)
-}
+// Thinking budgets for the reasoning efforts. 1024 is the API's minimum.
+var thinkingBudgets = map[string]int{"low": 1024, "medium": 4096, "high": 16384}
 
-func (t *transport) buildParams(req providers.Request) (sdk.MessageNewParams, error) {
+// buildRequest builds the body of a call: model, max_tokens (req.MaxTokens,
+// or a default because the API requires one), the system messages as the
+// system parameter, the messages, the tools, extended thinking for a
+// reasoning effort, the cache_control breakpoints (at most 4: the system
+// prompt and the latest messages) and "stream": true.
+func (t *transport) buildRequest(req providers.Request) (*request, error) {
 	model := req.Model
 	if model == "" {
 		model = t.ep.Model
 	}
 	if model == "" {
-		return sdk.MessageNewParams{}, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
+		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
 	}
 	system, msgs, err := convertMessages(req.Messages)
 	if err != nil {
-		return sdk.MessageNewParams{}, err
+		return nil, err
 	}
 	if len(msgs) == 0 {
-		return sdk.MessageNewParams{}, errors.New("no user or assistant message to send; the Messages API needs at least one")
+		return nil, errors.New("no user or assistant message to send; the Messages API needs at least one")
 	}
 	tools, err := convertTools(req.Tools)
 	if err != nil {
-		return sdk.MessageNewParams{}, err
+		return nil, err
 	}
 	applyCacheControl(system, msgs)
-	return sdk.MessageNewParams{
+	r := &request{
 		Model:     model,
-		MaxTokens: int64(maxTokens(req.MaxTokens, model)),
+		MaxTokens: maxTokens(req.MaxTokens, model),
 		System:    system,
 		Messages:  msgs,
 		Tools:     tools,
-	}, nil
+		Stream:    true,
+	}
+	if budget, ok := thinkingBudgets[req.ReasoningEffort]; ok && thinks(model) {
+		r.Thinking = &thinking{Type: "enabled", BudgetTokens: budget}
+		if r.MaxTokens <= budget {
+			// max_tokens counts the thinking too and must exceed the budget.
+			r.MaxTokens = budget + defaultMaxTokens
+		}
+	}
+	return r, nil
 }
 
 func maxTokens(n int, model string) int {
 	if n > 0 {
 		return n
 	}
-	for _, p := range []string{"claude-3-opus", "claude-3-sonnet", "claude-3-haiku"} {
-		if strings.HasPrefix(model, p) {
-			return legacyMaxTokens
-		}
+	if legacyModel(model) {
+		return legacyMaxTokens
 	}
 	return defaultMaxTokens
+}
+
+// legacyModel reports the original Claude 3 models: a 4096-token output cap
+// and no extended thinking.
+func legacyModel(model string) bool {
+	for _, p := range []string{"claude-3-opus", "claude-3-sonnet", "claude-3-haiku"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// thinks reports whether a model can take extended thinking: every model
+// but the Claude 3 and 3.5 families (3.7 can). Names of other servers'
+// models are given the benefit of the doubt.
+func thinks(model string) bool {
+	return !strings.HasPrefix(model, "claude-3-") || strings.HasPrefix(model, "claude-3-7")
 }
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"talaria/providers"
 	"talaria/providers/providertest"
 )
@@ -72,7 +70,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if results[0]["tool_use_id"] != "toolu_01A09q90qw90lq917835lq9" || results[1]["tool_use_id"] != "toolu_01B19r91rx91mr928946mr0" {
 		t.Errorf("tool_use_ids %v %v", results[0]["tool_use_id"], results[1]["tool_use_id"])
 	}
-	if got := fmt.Sprint(results[1]["content"]); !strings.Contains(got, emptyToolOutput) {
+	if got := fmt.Sprint(results[1]["content"]); !strings.Contains(got, providers.PlaceholderToolOutput) {
 		t.Errorf("empty tool output sent as %v", got)
 	}
 	// Breakpoints: the system prompt and the last cacheable block of each of
@@ -101,7 +99,7 @@ func TestCacheControlPlacement(t *testing.T) {
 				providers.Message{Role: providers.RoleAssistant, Content: fmt.Sprintf("a%d", i)})
 		}
 		tr := &transport{ep: providers.Endpoint{Provider: "anthropic", Model: "claude-x"}}
-		p, err := tr.buildParams(providers.Request{Messages: conv})
+		p, err := tr.buildRequest(providers.Request{Messages: conv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +129,7 @@ func TestCacheControlPlacement(t *testing.T) {
 func TestConvertMessages(t *testing.T) {
 	tr := &transport{ep: providers.Endpoint{Provider: "anthropic"}}
 	foreign := json.RawMessage(`{"format":"codex_responses","items":[{"type":"reasoning","encrypted_content":"x"}]}`)
-	out, err := tr.ConvertMessages([]providers.Message{
+	_, out, err := convertMessages([]providers.Message{
 		{Role: providers.RoleSystem, Content: "a"},
 		{Role: providers.RoleUser, Content: "  "},
 		{Role: providers.RoleAssistant, Content: "", Reasoning: "thought", ReasoningReplay: foreign},
@@ -142,10 +140,10 @@ func TestConvertMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(out)
-	want := `[{"content":[{"text":"(empty message)","type":"text"}],"role":"user"},` +
-		`{"content":[{"text":"(empty response)","type":"text"}],"role":"assistant"},` +
-		`{"content":[{"text":"x","type":"text"},{"id":"call_1_a","input":{},"name":"t","type":"tool_use"}],"role":"assistant"},` +
-		`{"content":[{"tool_use_id":"call_1_a","content":[{"text":"r","type":"text"}],"type":"tool_result"}],"role":"user"}]`
+	want := `[{"role":"user","content":[{"type":"text","text":"(empty message)"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"(empty response)"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"call_1_a","name":"t","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1_a","content":[{"type":"text","text":"r"}]}]}]`
 	if string(raw) != want {
 		t.Errorf("converted\n got %s\nwant %s", raw, want)
 	}
@@ -155,96 +153,82 @@ func TestConvertMessages(t *testing.T) {
 		{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{Name: "t"}}},
 	}
 	for _, m := range bad {
-		if _, err := tr.ConvertMessages([]providers.Message{m}); err == nil {
-			t.Errorf("ConvertMessages accepted %+v", m)
+		if _, _, err := convertMessages([]providers.Message{m}); err == nil {
+			t.Errorf("convertMessages accepted %+v", m)
 		}
 	}
-	if _, err := tr.BuildRequest(providers.Request{Model: "m", Messages: []providers.Message{{Role: providers.RoleSystem, Content: "only"}}}); err == nil {
-		t.Error("BuildRequest accepted a request without messages")
+	if _, err := tr.buildRequest(providers.Request{Model: "m", Messages: []providers.Message{{Role: providers.RoleSystem, Content: "only"}}}); err == nil {
+		t.Error("buildRequest accepted a request without messages")
 	}
-	if _, err := tr.BuildRequest(providertest.SimpleRequest()); err == nil {
-		t.Error("BuildRequest accepted a request without model")
+	if _, err := tr.buildRequest(providertest.SimpleRequest()); err == nil {
+		t.Error("buildRequest accepted a request without model")
 	}
 }
 
 // TestConvertTools checks that schemas pass through verbatim.
 func TestConvertTools(t *testing.T) {
-	tr := &transport{}
-	out, err := tr.ConvertTools([]providers.ToolSpec{
+	out, err := convertTools([]providers.ToolSpec{
 		{Name: "read", Description: "Read a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"a":{"type":"integer"}},"required":["path"],"additionalProperties":false}`)},
 		{Name: "now"},
+		{Name: "untyped", Parameters: json.RawMessage(`{"properties":{"q":{"type":"string"}}}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(out)
-	want := `[{"input_schema":{"properties":{"path":{"type":"string"},"a":{"type":"integer"}},"required":["path"],"type":"object","additionalProperties":false},"name":"read","description":"Read a file"},` +
-		`{"input_schema":{"properties":{},"type":"object"},"name":"now"}]`
+	want := `[{"name":"read","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"},"a":{"type":"integer"}},"required":["path"],"additionalProperties":false}},` +
+		`{"name":"now","input_schema":{"type":"object","properties":{}}},` +
+		`{"name":"untyped","input_schema":{"properties":{"q":{"type":"string"}},"type":"object"}}]`
 	if string(raw) != want {
 		t.Errorf("tools\n got %s\nwant %s", raw, want)
 	}
 	for _, bad := range []providers.ToolSpec{{Name: ""}, {Name: "x", Parameters: json.RawMessage(`[1]`)}, {Name: "x", Parameters: json.RawMessage(`{"required":"path"}`)}} {
-		if _, err := tr.ConvertTools([]providers.ToolSpec{bad}); err == nil {
-			t.Errorf("ConvertTools accepted %+v", bad)
+		if _, err := convertTools([]providers.ToolSpec{bad}); err == nil {
+			t.Errorf("convertTools accepted %+v", bad)
 		}
 	}
-	if out, err := tr.ConvertTools(nil); err != nil || out.([]sdk.ToolUnionParam) != nil {
-		t.Errorf("ConvertTools(nil) = %v, %v", out, err)
+	if out, err := convertTools(nil); err != nil || out != nil {
+		t.Errorf("convertTools(nil) = %v, %v", out, err)
 	}
 }
 
 func TestMapFinishReason(t *testing.T) {
-	tr := &transport{}
 	for wire, want := range map[string]string{
 		"end_turn": "stop", "max_tokens": "length", "tool_use": "tool_calls", "stop_sequence": "stop",
 		"refusal": "content_filter", "pause_turn": FinishPauseTurn, "model_context_window_exceeded": "length",
 		"": "", "something_new": "stop",
 	} {
-		if got := tr.MapFinishReason(wire); got != want {
-			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := mapFinishReason(wire); got != want {
+			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
 
-// TestNormalizeResponse checks complete messages and their cache stats.
-func TestNormalizeResponse(t *testing.T) {
-	tr := &transport{ep: providers.Endpoint{Provider: "anthropic"}}
+// TestPlainMessage checks a server that ignores "stream": true and answers
+// with a complete message, and one that answers 200 with an error object.
+func TestPlainMessage(t *testing.T) {
 	body := []byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",` +
 		`"content":[{"type":"thinking","thinking":"hmm","signature":"sig=="},{"type":"text","text":"Let me check."},` +
 		`{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}],` +
 		`"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":300,"cache_creation_input_tokens":40}}`)
-	var sdkMsg sdk.Message
-	if err := json.Unmarshal(body, &sdkMsg); err != nil {
+	srv := providertest.StartWire(t, providertest.WireReply{Body: body, Headers: map[string]string{"Content-Type": "application/json"}})
+	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range []any{body, json.RawMessage(body), sdkMsg, &sdkMsg} {
-		resp, err := tr.NormalizeResponse(raw)
-		if err != nil {
-			t.Fatalf("%T: %v", raw, err)
-		}
-		want := []providers.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}
-		if resp.Content != "Let me check." || resp.Reasoning != "hmm" || !reflect.DeepEqual(resp.ToolCalls, want) ||
-			resp.FinishReason != "tool_calls" || resp.Usage.CacheReadTokens != 300 || resp.Usage.CacheWriteTokens != 40 {
-			t.Errorf("%T: %+v", raw, resp)
-		}
-		if len(parseReplay(resp.ReasoningReplay)) != 3 {
-			t.Errorf("%T: replay %s", raw, resp.ReasoningReplay)
-		}
-		if r, w := tr.CacheStats(raw); r != 300 || w != 40 {
-			t.Errorf("%T: CacheStats = %d, %d", raw, r, w)
-		}
+	want := []providers.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+	if resp.Content != "Let me check." || resp.Reasoning != "hmm" || !reflect.DeepEqual(resp.ToolCalls, want) ||
+		resp.FinishReason != "tool_calls" || resp.Usage.CacheReadTokens != 300 || resp.Usage.CacheWriteTokens != 40 {
+		t.Errorf("%+v", resp)
 	}
-	if _, err := tr.NormalizeResponse(`{}`); err == nil {
-		t.Error("NormalizeResponse accepted a string")
+	if len(parseReplay(resp.ReasoningReplay)) != 3 {
+		t.Errorf("replay %s", resp.ReasoningReplay)
 	}
-	if _, err := tr.NormalizeResponse([]byte(`{"type":"error","error":{"type":"api_error","message":"boom"}}`)); err == nil {
-		t.Error("NormalizeResponse accepted an error body")
-	}
-	if r, w := tr.CacheStats(42); r != 0 || w != 0 {
-		t.Error("CacheStats of garbage")
-	}
-	if err := tr.ValidateResponse(&providers.Response{}); err == nil {
-		t.Error("ValidateResponse accepted an empty response")
+	for _, bad := range []string{`{}`, `{"type":"error","error":{"type":"api_error","message":"boom"}}`} {
+		srv := providertest.StartWire(t, providertest.WireReply{Body: []byte(bad), Headers: map[string]string{"Content-Type": "application/json"}})
+		if _, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil); err == nil {
+			t.Errorf("%s accepted as a message", bad)
+		}
 	}
 }
 

@@ -1,13 +1,11 @@
 package anthropic
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // event is one streamed event (message_start, content_block_start,
 // content_block_delta, content_block_stop, message_delta, message_stop,
-// ping, error), decoded with only the fields this transport reads.
+// ping, error), decoded with only the fields this transport reads; error
+// events are read by providers.ParseErrorBody.
 type event struct {
 	Type         string       `json:"type"`
 	Index        int          `json:"index"`
@@ -15,7 +13,6 @@ type event struct {
 	ContentBlock *wireBlock   `json:"content_block"`
 	Delta        wireDelta    `json:"delta"`
 	Usage        *wireUsage   `json:"usage"`
-	Error        *wireError   `json:"error"`
 }
 
 // wireMessage is the message of message_start, or a complete response.
@@ -89,47 +86,6 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
-}
-
-// wireError is the error object of an error body or an error event. Some
-// errors carry details.error_code (enforced_spend_limit_reached, ...).
-type wireError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	Details *struct {
-		ErrorCode string `json:"error_code"`
-	} `json:"details"`
-}
-
-// parseErrorBody reads an Anthropic error body: {"type":"error","error":
-// {"type","message"},"request_id"}, or the same without the top-level type
-// (413 from the edge). ok is false when the body is not one of these.
-func parseErrorBody(body []byte) (e wireError, ok bool) {
-	var top struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &top) != nil {
-		return e, false
-	}
-	raw := bytes.TrimSpace(top.Error)
-	switch {
-	case len(raw) > 0 && raw[0] == '{':
-		if json.Unmarshal(raw, &e) != nil {
-			return e, false
-		}
-		return e, e.Message != "" || e.Type != ""
-	case len(raw) > 0 && raw[0] == '"':
-		return e, json.Unmarshal(raw, &e.Message) == nil
-	}
-	return e, false
-}
-
-// code is the error's details.error_code, if any.
-func (e *wireError) code() string {
-	if e.Details == nil {
-		return ""
-	}
-	return e.Details.ErrorCode
 }
 
 // replay is the ReasoningReplay this transport writes: the blocks of the

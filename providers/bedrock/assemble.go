@@ -11,7 +11,7 @@ import (
 // assembler builds a Response from Converse content blocks, either whole
 // (converse) or as converse-stream events, and reports deltas.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	// replay holds the reasoning blocks to send back, in order.
@@ -43,17 +43,11 @@ func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta, blocks: map[int]*blockAcc{}}
 }
 
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
-}
-
 // addCall appends a tool call and announces it.
 func (a *assembler) addCall(id, name string) *callAcc {
 	c := &callAcc{id: id, name: name}
 	a.calls = append(a.calls, c)
-	a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
 	return c
 }
 
@@ -74,10 +68,10 @@ func (a *assembler) addMessage(m *wireMessage) {
 		}
 	}
 	if a.reasoning.Len() > 0 {
-		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: a.reasoning.String()})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: a.reasoning.String()})
 	}
 	if a.content.Len() > 0 {
-		a.emit(providers.Delta{Kind: providers.DeltaText, Text: a.content.String()})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: a.content.String()})
 	}
 	for _, b := range m.Content {
 		if b.ToolUse != nil {
@@ -102,7 +96,7 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 	case d.Text != nil:
 		if *d.Text != "" {
 			a.content.WriteString(*d.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaText, Text: *d.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: *d.Text})
 		}
 	case d.ToolUse != nil:
 		b := a.blocks[ev.ContentBlockIndex]
@@ -135,7 +129,7 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 		}
 		if rd.Text != "" {
 			a.reasoning.WriteString(rd.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: rd.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: rd.Text})
 		}
 	}
 }

@@ -51,13 +51,8 @@ type converseTransport struct {
 	stream bool
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*converseTransport)(nil)
-	_ providers.ResponseValidator   = (*converseTransport)(nil)
-	_ providers.FinishReasonMapper  = (*converseTransport)(nil)
-	_ providers.CacheStatsExtractor = (*converseTransport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*converseTransport)(nil)
 
 // New builds a bedrock_converse transport that uses the non-streaming
 // Converse call. It is a providers.Factory. An empty ep.BaseURL means
@@ -102,9 +97,6 @@ func newTransport(ep providers.Endpoint, getenv func(string) string, stream bool
 	}
 	return &converseTransport{ep: ep, baseURL: base, apiKey: key, client: hc, stream: stream}, nil
 }
-
-// APIMode returns "bedrock_converse".
-func (t *converseTransport) APIMode() string { return APIMode }
 
 // model returns the model id of req, else of the endpoint.
 func (t *converseTransport) model(req providers.Request) (string, error) {

@@ -102,8 +102,8 @@ func TestConverseFixtures(t *testing.T) {
 					t.Errorf("tool delta %d = %+v", i, d)
 				}
 			}
-			if err := tr.ValidateResponse(resp); err != nil {
-				t.Errorf("ValidateResponse: %v", err)
+			if resp.Empty() {
+				t.Error("empty response")
 			}
 		})
 	}
@@ -188,47 +188,78 @@ func TestConverseCancel(t *testing.T) {
 	}
 }
 
-// TestNormalizeAndCacheStats covers the pure entry points on a whole body.
-func TestNormalizeAndCacheStats(t *testing.T) {
-	tr := &converseTransport{ep: providers.Endpoint{Provider: "bedrock"}}
-	body := providertest.ReadFixture(t, "converse_tool_use.json")
-	for _, raw := range []any{body, json.RawMessage(body), string(body)} {
-		resp, err := tr.NormalizeResponse(raw)
-		if err != nil || len(resp.ToolCalls) != 2 || resp.FinishReason != "tool_calls" {
-			t.Errorf("NormalizeResponse(%T): %+v %v", raw, resp, err)
+// TestNormalize covers whole Converse bodies (the converse, not
+// converse-stream, answer).
+func TestNormalize(t *testing.T) {
+	for _, tc := range []struct {
+		fixture     string
+		calls       int
+		read, write int
+	}{{"converse_tool_use.json", 2, 0, 2048}, {"converse_text_reasoning.json", 0, 1536, 0}} {
+		var cr converseResponse
+		if err := json.Unmarshal(providertest.ReadFixture(t, tc.fixture), &cr); err != nil {
+			t.Fatal(err)
+		}
+		resp := normalize(&cr)
+		if len(resp.ToolCalls) != tc.calls || resp.Usage.CacheReadTokens != tc.read || resp.Usage.CacheWriteTokens != tc.write || resp.Empty() {
+			t.Errorf("%s: %+v", tc.fixture, resp)
 		}
 	}
-	if _, err := tr.NormalizeResponse(42); err == nil {
-		t.Error("NormalizeResponse(int) succeeded")
-	}
-	if _, err := tr.NormalizeResponse([]byte("{")); err == nil {
-		t.Error("NormalizeResponse(bad JSON) succeeded")
-	}
-	if r, w := tr.CacheStats(body); r != 0 || w != 2048 {
-		t.Errorf("CacheStats = %d, %d", r, w)
-	}
-	if r, w := tr.CacheStats(providertest.ReadFixture(t, "converse_text_reasoning.json")); r != 1536 || w != 0 {
-		t.Errorf("CacheStats = %d, %d", r, w)
-	}
-	if r, w := tr.CacheStats(3); r != 0 || w != 0 {
-		t.Errorf("CacheStats(int) = %d, %d", r, w)
-	}
-	if err := tr.ValidateResponse(&providers.Response{}); !errors.Is(err, ErrEmptyResponse) {
-		t.Errorf("ValidateResponse(empty) = %v", err)
+}
+
+// TestReasoningEffort checks issue 18 item 4's mapping on Bedrock:
+// Anthropic models get extended thinking through
+// additionalModelRequestFields with maxTokens above the budget; other
+// models (and Claude 3.5) get nothing.
+func TestReasoningEffort(t *testing.T) {
+	for _, tc := range []struct {
+		model, effort string
+		maxTokens     int
+		budget, limit int
+	}{
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "medium", 0, 4096, 4096 + thinkingAnswerTokens},
+		{"anthropic.claude-3-7-sonnet-20250219-v1:0", "high", 32000, 16384, 32000},
+		{"anthropic.claude-3-5-sonnet-20241022-v2:0", "high", 0, 0, 0},
+		{"amazon.nova-pro-v1:0", "high", 0, 0, 0},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "", 0, 0, 0},
+	} {
+		req := providertest.SimpleRequest()
+		req.ReasoningEffort, req.MaxTokens = tc.effort, tc.maxTokens
+		body, err := buildRequest(req, tc.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(body)
+		var got struct {
+			Inference *struct {
+				MaxTokens int `json:"maxTokens"`
+			} `json:"inferenceConfig"`
+			Extra map[string]map[string]any `json:"additionalModelRequestFields"`
+		}
+		_ = json.Unmarshal(raw, &got)
+		if tc.budget == 0 {
+			if got.Extra != nil {
+				t.Errorf("%s/%q: unexpected %s", tc.model, tc.effort, raw)
+			}
+			continue
+		}
+		th := got.Extra["thinking"]
+		if th["type"] != "enabled" || th["budget_tokens"] != float64(tc.budget) || got.Inference == nil || got.Inference.MaxTokens != tc.limit {
+			t.Errorf("%s/%q: body %s", tc.model, tc.effort, raw)
+		}
 	}
 }
 
 // TestMapFinishReason covers every documented stopReason.
 func TestMapFinishReason(t *testing.T) {
-	tr := &converseTransport{}
 	for wire, want := range map[string]string{
 		"": "", "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
 		"max_tokens": "length", "model_context_window_exceeded": "length",
 		"guardrail_intervened": "content_filter", "content_filtered": "content_filter",
 		"malformed_model_output": "error", "malformed_tool_use": "error", "something_new": "stop",
 	} {
-		if got := tr.MapFinishReason(wire); got != want {
-			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := mapFinishReason(wire); got != want {
+			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
@@ -240,7 +271,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.baseURL != "https://bedrock-runtime.eu-west-3.amazonaws.com" || tr.apiKey != "ABSK-env" || tr.APIMode() != APIMode {
+	if tr.baseURL != "https://bedrock-runtime.eu-west-3.amazonaws.com" || tr.apiKey != "ABSK-env" {
 		t.Errorf("transport %+v", tr)
 	}
 	if got := tr.callURL("amazon.nova-pro-v1:0"); got != "https://bedrock-runtime.eu-west-3.amazonaws.com/model/amazon.nova-pro-v1:0/converse" {

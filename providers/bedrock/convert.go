@@ -3,23 +3,11 @@ package bedrock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"talaria/providers"
 )
-
-// Placeholders sent instead of empty text: Converse rejects blank text
-// blocks and messages without content.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
-// emptyObjectSchema is the input schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
 
 // ToolErrorFlag is the internal message flag (see providers.Message.Flag)
 // that marks a role=tool message as a failed call, sent as
@@ -32,22 +20,13 @@ const ToolErrorFlag = providers.FlagToolError
 // so replay data of another transport (after a fallback) is never sent here.
 const replayKey = APIMode
 
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no stop reason.
-var ErrEmptyResponse = errors.New("empty response")
-
-// ConvertMessages maps neutral messages to Converse messages
-// ([]wireMessage); system messages are left out (BuildRequest sends them as
-// the system field). Assistant tool calls become toolUse blocks, tool
+// convertMessages maps neutral messages to Converse messages; system
+// messages are left out (buildRequest sends them as the system field). Assistant tool calls become toolUse blocks, tool
 // results toolResult blocks in a user message, and consecutive messages of
 // one role are merged, since Converse requires the roles to alternate.
 // Reasoning recorded by this transport (signed reasoningText or
-// redactedContent) is replayed first in its assistant message.
-func (t *converseTransport) ConvertMessages(msgs []providers.Message) (any, error) {
-	return convertMessages(msgs, false)
-}
-
-// convertMessages does ConvertMessages. With toolsAsText, tool calls and
+// redactedContent) is replayed first in its assistant message. With
+// toolsAsText, tool calls and
 // results are written as plain text: Converse refuses toolUse/toolResult
 // blocks in a request without toolConfig (a final call without tools).
 func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage, error) {
@@ -64,7 +43,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage,
 		case providers.RoleSystem:
 			continue
 		case providers.RoleUser:
-			add("user", textBlock(orDefault(m.Content, emptyUserText)))
+			add("user", textBlock(orDefault(m.Content, providers.PlaceholderUser)))
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, m, toolsAsText)
 			if err != nil {
@@ -75,7 +54,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage,
 			if m.ToolCallID == "" {
 				return nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
-			text := orDefault(m.Content, emptyToolOutput)
+			text := orDefault(m.Content, providers.PlaceholderToolOutput)
 			if toolsAsText {
 				add("user", textBlock(fmt.Sprintf("[result of tool call %s %s]\n%s", m.ToolCallID, m.ToolName, text)))
 				continue
@@ -119,7 +98,7 @@ func assistantBlocks(i int, m providers.Message, toolsAsText bool) ([]contentBlo
 		}})
 	}
 	if !hasNonReasoning(blocks) {
-		blocks = append(blocks, textBlock(emptyAssistant))
+		blocks = append(blocks, textBlock(providers.PlaceholderAssistant))
 	}
 	return blocks, nil
 }
@@ -170,13 +149,10 @@ func isToolError(m providers.Message) bool {
 	return m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:")
 }
 
-// ConvertTools maps tool specs to Converse tools ([]wireTool, each a
-// toolSpec with inputSchema.json). A spec without parameters gets an empty
-// object schema; parameters that are not valid JSON are an error. Nil or
-// empty input gives a nil slice.
-func (t *converseTransport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
+// convertTools maps tool specs to Converse tools (each a toolSpec with
+// inputSchema.json). A spec without parameters gets an empty object
+// schema; parameters that are not valid JSON are an error. Nil or empty
+// input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	if len(tools) == 0 {
@@ -184,14 +160,9 @@ func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	}
 	out := make([]wireTool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
-		params := ts.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, wireTool{ToolSpec: toolSpec{
 			Name: ts.Name, Description: ts.Description, InputSchema: inputSchema{JSON: params},
@@ -200,17 +171,16 @@ func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
 	return out, nil
 }
 
-// BuildRequest builds the Converse request body (the same for converse and
-// converse-stream): system blocks from the system messages, the messages,
-// toolConfig when tools are offered, and inferenceConfig.maxTokens when
-// req.MaxTokens is set. A request without tools whose history holds tool
-// calls writes them as text, since Converse refuses toolUse blocks without
-// a toolConfig.
-func (t *converseTransport) BuildRequest(req providers.Request) (any, error) {
-	return buildRequest(req)
-}
-
-func buildRequest(req providers.Request) (*converseRequest, error) {
+// buildRequest builds the Converse request body (the same for converse
+// and converse-stream): system blocks from the system messages, the
+// messages, toolConfig when tools are offered, inferenceConfig.maxTokens
+// when req.MaxTokens is set, and for a reasoning effort on an Anthropic
+// Claude model (see thinks) extended thinking through
+// additionalModelRequestFields; other model families on Bedrock take no
+// effort setting through Converse, so none is sent. A request without
+// tools whose history holds tool calls writes them as text, since Converse
+// refuses toolUse blocks without a toolConfig.
+func buildRequest(req providers.Request, model string) (*converseRequest, error) {
 	tools, err := convertTools(req.Tools)
 	if err != nil {
 		return nil, err
@@ -231,8 +201,35 @@ func buildRequest(req providers.Request) (*converseRequest, error) {
 	if len(tools) > 0 {
 		out.ToolConfig = &toolConfig{Tools: tools}
 	}
+	if budget, ok := thinkingBudgets[req.ReasoningEffort]; ok && thinks(model) {
+		out.AdditionalModelRequestFields = &additionalFields{Thinking: &thinking{Type: "enabled", BudgetTokens: budget}}
+		if out.InferenceConfig == nil || out.InferenceConfig.MaxTokens <= budget {
+			// maxTokens counts the thinking too and must exceed the budget.
+			out.InferenceConfig = &inferenceConfig{MaxTokens: budget + thinkingAnswerTokens}
+		}
+	}
 	return out, nil
 }
+
+// thinks reports the Anthropic models on Bedrock that take extended
+// thinking: model ids and inference profiles naming "anthropic.claude",
+// except the Claude 3 and 3.5 families (3.7 can). An ARN that does not name
+// the model gets no thinking.
+func thinks(model string) bool {
+	i := strings.Index(model, "anthropic.claude")
+	if i < 0 {
+		return false
+	}
+	m := model[i+len("anthropic."):]
+	return !strings.HasPrefix(m, "claude-3-") || strings.HasPrefix(m, "claude-3-7")
+}
+
+// Thinking budgets for the reasoning efforts (the same as the
+// anthropic_messages wire's), and the room left for the answer when the
+// output cap has to be raised above the budget.
+var thinkingBudgets = map[string]int{"low": 1024, "medium": 4096, "high": 16384}
+
+const thinkingAnswerTokens = 8192
 
 func hasToolTraffic(msgs []providers.Message) bool {
 	for _, m := range msgs {
@@ -243,12 +240,11 @@ func hasToolTraffic(msgs []providers.Message) bool {
 	return false
 }
 
-// MapFinishReason maps a Converse stopReason onto the normalized set:
+// mapFinishReason maps a Converse stopReason onto the normalized set:
 // end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
 // model_context_window_exceeded → length, guardrail_intervened and
 // content_filtered → content_filter, malformed_model_output and
 // malformed_tool_use → error; unknown values count as stop. "" stays "".
-func (t *converseTransport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
 
 func mapFinishReason(wire string) string {
 	switch wire {
@@ -266,56 +262,6 @@ func mapFinishReason(wire string) string {
 		return providers.FinishError
 	default:
 		return providers.FinishStop
-	}
-}
-
-// ValidateResponse rejects a response that carries nothing at all; the
-// error wraps ErrEmptyResponse.
-func (t *converseTransport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or stop reason; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
-
-// NormalizeResponse turns a complete Converse answer into a Response. raw
-// is the response body as []byte, json.RawMessage or string.
-func (t *converseTransport) NormalizeResponse(raw any) (*providers.Response, error) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	var cr converseResponse
-	if err := json.Unmarshal(body, &cr); err != nil {
-		return nil, fmt.Errorf("decode Converse response: %w", err)
-	}
-	return normalize(&cr), nil
-}
-
-// CacheStats returns cacheReadInputTokens and cacheWriteInputTokens of a
-// complete Converse answer (same inputs as NormalizeResponse).
-func (t *converseTransport) CacheStats(raw any) (read, write int) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return 0, 0
-	}
-	var cr converseResponse
-	if json.Unmarshal(body, &cr) != nil || cr.Usage == nil {
-		return 0, 0
-	}
-	return cr.Usage.CacheReadInputTokens, cr.Usage.CacheWriteInputTokens
-}
-
-func responseJSON(raw any) ([]byte, error) {
-	switch v := raw.(type) {
-	case []byte:
-		return v, nil
-	case json.RawMessage:
-		return v, nil
-	case string:
-		return []byte(v), nil
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the Converse response JSON", raw)
 	}
 }
 

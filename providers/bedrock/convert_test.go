@@ -85,8 +85,7 @@ func TestRequestWithTools(t *testing.T) {
 // TestRequestWithoutToolsWritesToolTrafficAsText: a call without tools
 // (the budget-exhausted summary) may not carry toolUse/toolResult blocks.
 func TestRequestWithoutToolsWritesToolTrafficAsText(t *testing.T) {
-	tr := &converseTransport{}
-	got, err := tr.BuildRequest(providers.Request{Messages: toolTurn()})
+	got, err := buildRequest(providers.Request{Messages: toolTurn()}, "m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +101,7 @@ func TestRequestWithoutToolsWritesToolTrafficAsText(t *testing.T) {
 			t.Errorf("body lacks %s: %s", want, s)
 		}
 	}
-	cr := got.(*converseRequest)
+	cr := got
 	for i := 1; i < len(cr.Messages); i++ {
 		if cr.Messages[i].Role == cr.Messages[i-1].Role {
 			t.Errorf("messages %d and %d share role %s", i-1, i, cr.Messages[i].Role)
@@ -112,30 +111,29 @@ func TestRequestWithoutToolsWritesToolTrafficAsText(t *testing.T) {
 
 // TestConvertRefusals covers the inputs the converters reject.
 func TestConvertRefusals(t *testing.T) {
-	tr := &converseTransport{}
 	bad := [][]providers.Message{
 		{{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{Name: "x"}}}},
 		{{Role: providers.RoleTool, Content: "x"}},
 		{{Role: "developer", Content: "x"}},
 	}
 	for i, msgs := range bad {
-		if _, err := tr.ConvertMessages(msgs); err == nil {
+		if _, err := convertMessages(msgs, false); err == nil {
 			t.Errorf("case %d accepted", i)
 		}
-		if _, err := tr.BuildRequest(providers.Request{Messages: msgs, Tools: []providers.ToolSpec{{Name: "x"}}}); err == nil {
-			t.Errorf("case %d accepted by BuildRequest", i)
+		if _, err := buildRequest(providers.Request{Messages: msgs, Tools: []providers.ToolSpec{{Name: "x"}}}, "m"); err == nil {
+			t.Errorf("case %d accepted by buildRequest", i)
 		}
 	}
-	if _, err := tr.ConvertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(`{`)}}); err == nil {
+	if _, err := convertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(`{`)}}); err == nil {
 		t.Error("invalid schema accepted")
 	}
-	if _, err := tr.ConvertTools([]providers.ToolSpec{{Description: "x"}}); err == nil {
+	if _, err := convertTools([]providers.ToolSpec{{Description: "x"}}); err == nil {
 		t.Error("nameless tool accepted")
 	}
-	if got, err := tr.ConvertTools(nil); err != nil || got.([]wireTool) != nil {
-		t.Errorf("ConvertTools(nil) = %v, %v", got, err)
+	if got, err := convertTools(nil); err != nil || got != nil {
+		t.Errorf("convertTools(nil) = %v, %v", got, err)
 	}
-	if _, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
-		t.Error("BuildRequest with a nameless tool accepted")
+	if _, err := buildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}, "m"); err == nil {
+		t.Error("buildRequest with a nameless tool accepted")
 	}
 }

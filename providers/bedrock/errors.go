@@ -2,7 +2,6 @@ package bedrock
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,12 +10,6 @@ import (
 	"unicode/utf8"
 
 	"talaria/providers"
-)
-
-// Limits on what is read into memory.
-const (
-	maxConverse    = 64 << 20 // a whole converse answer
-	maxBodyInError = 4 << 10  // undecodable data quoted in an error
 )
 
 // CodeContextOverflow is the APIError.Code set when a Bedrock error says
@@ -31,9 +24,8 @@ const CodeContextOverflow = "context_length_exceeded"
 // x-amzn-ErrorType header or the body's "__type".
 func (t *converseTransport) httpError(resp *http.Response) *providers.APIError {
 	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
-	var eb errorBody
-	if json.Unmarshal(body, &eb) == nil {
-		e.Message = firstNonEmpty(eb.Message, eb.MessageU)
+	if eb, ok := e.ParseBody(body); ok {
+		e.Message = eb.Message
 		e.Type = exceptionName(eb.Type)
 	}
 	if h := exceptionName(resp.Header.Get("x-amzn-ErrorType")); h != "" {

@@ -26,30 +26,18 @@ func (t *converseTransport) Stream(ctx context.Context, req providers.Request, o
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	body, err := buildRequest(req)
+	body, err := buildRequest(req, model)
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "encode the Converse request: " + err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.callURL(model), bytes.NewReader(raw))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
+	accept := "application/json"
 	if t.stream {
-		hreq.Header.Set("Accept", "application/vnd.amazon.eventstream")
-	} else {
-		hreq.Header.Set("Accept", "application/json")
+		accept = "application/vnd.amazon.eventstream"
 	}
-	if t.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+t.apiKey)
-	}
-	resp, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.baseURL, err, "check the network and base_url")
+	resp, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.callURL(model), t.baseURL, "check the network and base_url", body,
+		"Accept", accept, "Authorization", providers.Bearer(t.apiKey))
+	if e != nil {
+		return nil, e
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -65,7 +53,7 @@ func (t *converseTransport) Stream(ctx context.Context, req providers.Request, o
 
 // readConverse reads a whole converse answer.
 func (t *converseTransport) readConverse(ctx context.Context, resp *http.Response, model string, onDelta func(providers.Delta)) (*providers.Response, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxConverse))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, providers.MaxPlainBody))
 	if err != nil {
 		return &providers.Response{Model: model}, t.readError(ctx, resp.Header, err, "while reading the body")
 	}
@@ -76,7 +64,7 @@ func (t *converseTransport) readConverse(ctx context.Context, resp *http.Respons
 		}
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: resp.StatusCode, Headers: resp.Header.Clone(),
-			Body:    providers.TruncateBody(body, maxBodyInError),
+			Body:    providers.TruncateBody(body, providers.MaxQuotedBody),
 			Message: fmt.Sprintf("the answer is not a Converse response (%v); check that base_url is a Bedrock runtime endpoint", err),
 			Err:     err,
 		}
@@ -109,7 +97,7 @@ func (t *converseTransport) readEvents(ctx context.Context, resp *http.Response,
 			if err := applyEvent(a, &f); err != nil {
 				return a.response(model), &providers.APIError{
 					Provider: t.ep.Provider, Headers: resp.Header, MidStream: true,
-					Body:    providers.TruncateBody(f.payload, maxBodyInError),
+					Body:    providers.TruncateBody(f.payload, providers.MaxQuotedBody),
 					Message: fmt.Sprintf("cannot decode the %s event (%v); the response is incomplete, retry the request", f.eventType, err),
 					Err:     providers.WithContext(ctx, err),
 				}
@@ -168,12 +156,10 @@ func applyEvent(a *assembler, f *frame) error {
 func (t *converseTransport) exceptionError(h http.Header, f *frame) *providers.APIError {
 	e := &providers.APIError{
 		Provider: t.ep.Provider, Headers: h, MidStream: true,
-		Body: string(f.payload),
 		Type: exceptionName(firstNonEmpty(f.exceptionType, f.errorCode)),
 	}
-	var eb errorBody
-	if json.Unmarshal(f.payload, &eb) == nil {
-		e.Message = firstNonEmpty(eb.Message, eb.MessageU)
+	if eb, ok := e.ParseBody(f.payload); ok {
+		e.Message = eb.Message
 	}
 	e.Message = firstNonEmpty(e.Message, f.errorMessage, "the stream reported "+e.Type+"; retry the request")
 	e.Code = overflowCode(e.Type, e.Message)

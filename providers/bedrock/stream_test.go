@@ -81,8 +81,8 @@ func TestConverseStream(t *testing.T) {
 		Messages: []providers.Message{{Role: providers.RoleUser, Content: "hi"}, resp.Message()},
 		Tools:    []providers.ToolSpec{{Name: "read_file"}, {Name: "list_dir"}},
 	}
-	b, _ := tr.BuildRequest(next)
-	msgs := b.(*converseRequest).Messages
+	b, _ := buildRequest(next, "m")
+	msgs := b.Messages
 	if rc := msgs[1].Content[0].ReasoningContent; rc == nil || rc.ReasoningText.Signature != "EqQBCkYIBRgCKkCsig" {
 		t.Errorf("replayed %+v", msgs[1].Content[0])
 	}

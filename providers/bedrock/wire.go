@@ -12,6 +12,20 @@ type converseRequest struct {
 	System          []systemBlock    `json:"system,omitempty"`
 	InferenceConfig *inferenceConfig `json:"inferenceConfig,omitempty"`
 	ToolConfig      *toolConfig      `json:"toolConfig,omitempty"`
+	// AdditionalModelRequestFields passes model-specific fields through.
+	AdditionalModelRequestFields *additionalFields `json:"additionalModelRequestFields,omitempty"`
+}
+
+// additionalFields are the model-specific fields sent: extended thinking
+// for Anthropic models.
+type additionalFields struct {
+	Thinking *thinking `json:"thinking,omitempty"`
+}
+
+// thinking turns an Anthropic model's extended thinking on with a budget.
+type thinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
 }
 
 type systemBlock struct {
@@ -133,12 +147,4 @@ type messageStopEvent struct {
 
 type metadataEvent struct {
 	Usage *wireUsage `json:"usage"`
-}
-
-// errorBody is a Bedrock error document: {"message": "..."}, sometimes with
-// "Message" or a "__type" naming the exception.
-type errorBody struct {
-	Message  string `json:"message"`
-	MessageU string `json:"Message"`
-	Type     string `json:"__type"`
 }

@@ -14,7 +14,7 @@ import (
 // assembler builds a Response from GenerateContentResponse chunks and
 // reports deltas as they arrive.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []providers.ToolCall
@@ -29,12 +29,6 @@ type assembler struct {
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta}
-}
-
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
 }
 
 // add folds in one chunk. Only the candidate with index 0 is read.
@@ -83,15 +77,15 @@ func (a *assembler) addPart(p *part) {
 			tc.Extra, _ = json.Marshal(e)
 		}
 		a.calls = append(a.calls, tc)
-		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
 		return
 	case p.Text != nil && *p.Text != "":
 		if p.Thought {
 			a.reasoning.WriteString(*p.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
 		} else {
 			a.content.WriteString(*p.Text)
-			a.emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
+			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
 		}
 	}
 	if p.ThoughtSignature != "" {
@@ -138,52 +132,8 @@ func (a *assembler) response() *providers.Response {
 	return r
 }
 
-// NormalizeResponse turns a complete answer into a Response: raw is the
-// JSON ([]byte, json.RawMessage or string) of a generateContent answer, or
-// of the array of chunks streamGenerateContent returns without alt=sse.
-func (t *geminiTransport) NormalizeResponse(raw any) (*providers.Response, error) {
-	chunks, err := decodeWhole(raw)
-	if err != nil {
-		return nil, err
-	}
-	a := newAssembler(nil)
-	for i := range chunks {
-		if chunks[i].Error != nil {
-			return nil, fmt.Errorf("response is an error: %s", chunks[i].Error.Message)
-		}
-		a.add(&chunks[i])
-	}
-	return a.response(), nil
-}
-
-// CacheStats returns cachedContentTokenCount of a complete answer (same
-// inputs as NormalizeResponse). Gemini reports no cache writes.
-func (t *geminiTransport) CacheStats(raw any) (read, write int) {
-	chunks, err := decodeWhole(raw)
-	if err != nil {
-		return 0, 0
-	}
-	for i := len(chunks) - 1; i >= 0; i-- {
-		if u := chunks[i].UsageMetadata; u != nil {
-			return u.CachedContentTokenCount, 0
-		}
-	}
-	return 0, 0
-}
-
 // decodeWhole decodes one GenerateContentResponse or an array of them.
-func decodeWhole(raw any) ([]generateResponse, error) {
-	var body []byte
-	switch v := raw.(type) {
-	case []byte:
-		body = v
-	case json.RawMessage:
-		body = v
-	case string:
-		body = []byte(v)
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the GenerateContentResponse JSON", raw)
-	}
+func decodeWhole(body []byte) ([]generateResponse, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		var list []generateResponse
@@ -196,7 +146,7 @@ func decodeWhole(raw any) ([]generateResponse, error) {
 	if err := json.Unmarshal(body, &one); err != nil {
 		return nil, fmt.Errorf("decode Gemini response: %w", err)
 	}
-	if one.Error == nil && one.Candidates == nil && one.PromptFeedback == nil && one.UsageMetadata == nil {
+	if !one.hasError() && one.Candidates == nil && one.PromptFeedback == nil && one.UsageMetadata == nil {
 		return nil, errors.New("decode Gemini response: no candidates, promptFeedback or usageMetadata")
 	}
 	return []generateResponse{one}, nil

@@ -10,14 +10,6 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty text: Gemini rejects a turn without
-// parts.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
 // ToolErrorFlag is the internal message flag (see providers.Message.Flag)
 // that marks a role=tool message as a failed call, sent as
 // functionResponse.response.error instead of .result. Without the flag, a
@@ -29,10 +21,6 @@ const ToolErrorFlag = providers.FlagToolError
 // the answer's non-call parts: {"gemini_native":{"thought_signature":"…"}}.
 // Keyed, so replay data of another transport is never sent here.
 const replayKey = APIMode
-
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no finish reason.
-var ErrEmptyResponse = errors.New("empty response")
 
 // callExtra is the shape of ToolCall.Extra for a Gemini call: the same as
 // the OpenAI-compatible endpoint's extra_content, so a conversation can
@@ -48,18 +36,13 @@ type replayData struct {
 	ThoughtSignature string `json:"thought_signature"`
 }
 
-// ConvertMessages maps neutral messages to Gemini contents ([]content);
-// system messages are left out (BuildRequest sends them as
-// systemInstruction). Assistant messages become role "model" with a text
+// convertMessages maps neutral messages to Gemini contents; system
+// messages are left out (buildRequest sends them as systemInstruction). Assistant messages become role "model" with a text
 // part and one functionCall part per call, each carrying back the
 // thoughtSignature it came with (ToolCall.Extra, or ReasoningReplay for the
 // text part); reasoning text is not sent back. Tool results become
 // functionResponse parts of a role "user" turn, consecutive results in one
 // turn, the name taken from ToolName or from the call they answer.
-func (t *geminiTransport) ConvertMessages(msgs []providers.Message) (any, error) {
-	return convertMessages(msgs)
-}
-
 func convertMessages(msgs []providers.Message) ([]content, error) {
 	out := make([]content, 0, len(msgs))
 	names := map[string]string{} // tool-call id -> name
@@ -77,7 +60,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 		case providers.RoleSystem:
 			continue
 		case providers.RoleUser:
-			add("user", false, textPart(orDefault(m.Content, emptyUserText)))
+			add("user", false, textPart(orDefault(m.Content, providers.PlaceholderUser)))
 		case providers.RoleAssistant:
 			parts, err := modelParts(i, m, names)
 			if err != nil {
@@ -98,7 +81,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 			}
 			add("user", true, part{FunctionResponse: &functionResponse{
 				Name:     name,
-				Response: map[string]string{key: orDefault(m.Content, emptyToolOutput)},
+				Response: map[string]string{key: orDefault(m.Content, providers.PlaceholderToolOutput)},
 			}})
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
@@ -128,7 +111,7 @@ func modelParts(i int, m providers.Message, names map[string]string) ([]part, er
 		})
 	}
 	if len(parts) == 0 {
-		parts = append(parts, textPart(emptyAssistant))
+		parts = append(parts, textPart(providers.PlaceholderAssistant))
 	}
 	return parts, nil
 }
@@ -163,14 +146,11 @@ func replaySignature(raw json.RawMessage) string {
 	return r.ThoughtSignature
 }
 
-// ConvertTools maps tool specs to one Gemini tool holding all function
-// declarations ([]toolDecl). Parameters are cleaned by sanitizeSchema
+// convertTools maps tool specs to one Gemini tool holding all function
+// declarations. Parameters are cleaned by sanitizeSchema
 // (see schema.go for the keys kept and dropped) and left out when the
 // tool takes none; parameters that are not a JSON object are an error.
 // Nil or empty input gives a nil slice.
-func (t *geminiTransport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
 
 func convertTools(tools []providers.ToolSpec) ([]toolDecl, error) {
 	if len(tools) == 0 {
@@ -190,13 +170,11 @@ func convertTools(tools []providers.ToolSpec) ([]toolDecl, error) {
 	return []toolDecl{{FunctionDeclarations: decls}}, nil
 }
 
-// BuildRequest builds the streamGenerateContent body: systemInstruction
+// buildRequest builds the streamGenerateContent body: systemInstruction
 // from the system messages (one part each), the contents, the tools, and
-// generationConfig with maxOutputTokens when req.MaxTokens is set and
-// thinkingConfig.includeThoughts for thinking models (gemini-2.5, gemini-3).
-func (t *geminiTransport) BuildRequest(req providers.Request) (any, error) {
-	return buildRequest(req, t.ep.Model)
-}
+// generationConfig with maxOutputTokens when req.MaxTokens is set and, for
+// thinking models (gemini-2.5, gemini-3), thinkingConfig.includeThoughts
+// and the thinkingBudget of the reasoning effort when one is asked for.
 
 func buildRequest(req providers.Request, defaultModel string) (*generateRequest, error) {
 	msgs, err := convertMessages(req.Messages)
@@ -220,13 +198,13 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 	if req.MaxTokens > 0 || thinks(model) {
 		out.GenerationConfig = &generationConfig{MaxOutputTokens: req.MaxTokens}
 		if thinks(model) {
-			out.GenerationConfig.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
+			out.GenerationConfig.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: thinkingBudgets[req.ReasoningEffort]}
 		}
 	}
 	return out, nil
 }
 
-// MapFinishReason maps a Gemini finishReason onto the normalized set: STOP
+// mapFinishReason maps a Gemini finishReason onto the normalized set: STOP
 // → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
 // PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
 // MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
@@ -234,7 +212,6 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 // any value not listed → error (every newer value has been a failure). ""
 // stays "". STOP with tool calls becomes tool_calls when the response is
 // assembled.
-func (t *geminiTransport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
 
 func mapFinishReason(wire string) string {
 	switch wire {
@@ -252,14 +229,10 @@ func mapFinishReason(wire string) string {
 	}
 }
 
-// ValidateResponse rejects a response that carries nothing at all; the
-// error wraps ErrEmptyResponse.
-func (t *geminiTransport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or finish reason; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
+// Thinking budgets (thinkingBudget, in tokens) for the reasoning efforts;
+// 24576 is the most gemini-2.5-flash takes. No effort leaves the model's
+// own dynamic budget.
+var thinkingBudgets = map[string]int{"low": 1024, "medium": 8192, "high": 24576}
 
 func textPart(s string) part { return part{Text: &s} }
 

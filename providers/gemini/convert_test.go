@@ -111,11 +111,10 @@ func TestRoundTripReplay(t *testing.T) {
 	msgs := append(providertest.SimpleRequest().Messages, resp.Message(),
 		providers.Message{Role: providers.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: "x"},
 		providers.Message{Role: providers.RoleTool, ToolCallID: resp.ToolCalls[1].ID, Content: "y"})
-	got, err := tr.ConvertMessages(msgs)
+	contents, err := convertMessages(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	contents := got.([]content)
 	model := contents[1]
 	if model.Role != "model" || len(model.Parts) != 3 || model.Parts[1].ThoughtSignature != "EpQCCpECAdHtim9sig-first-call" || model.Parts[2].ThoughtSignature != "" {
 		t.Errorf("model turn %+v", model)
@@ -128,8 +127,7 @@ func TestRoundTripReplay(t *testing.T) {
 // TestBuildRequestDefaults: no generationConfig for a non-thinking model
 // without a cap; no tools key without tools.
 func TestBuildRequestDefaults(t *testing.T) {
-	tr := &geminiTransport{ep: providers.Endpoint{Model: "gemini-2.0-flash"}}
-	got, err := tr.BuildRequest(providertest.SimpleRequest())
+	got, err := buildRequest(providertest.SimpleRequest(), "gemini-2.0-flash")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,32 +139,31 @@ func TestBuildRequestDefaults(t *testing.T) {
 
 // TestConvertRefusals covers the inputs the converters reject.
 func TestConvertRefusals(t *testing.T) {
-	tr := &geminiTransport{}
 	bad := [][]providers.Message{
 		{{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: "x"}}}},
 		{{Role: providers.RoleTool, ToolCallID: "unknown", Content: "x"}},
 		{{Role: "developer", Content: "x"}},
 	}
 	for i, msgs := range bad {
-		if _, err := tr.ConvertMessages(msgs); err == nil {
+		if _, err := convertMessages(msgs); err == nil {
 			t.Errorf("case %d accepted", i)
 		}
-		if _, err := tr.BuildRequest(providers.Request{Messages: msgs}); err == nil {
-			t.Errorf("case %d accepted by BuildRequest", i)
+		if _, err := buildRequest(providers.Request{Messages: msgs}, "m"); err == nil {
+			t.Errorf("case %d accepted by buildRequest", i)
 		}
 	}
 	for _, p := range []string{`{`, `[1]`, `"x"`} {
-		if _, err := tr.ConvertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(p)}}); err == nil {
+		if _, err := convertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(p)}}); err == nil {
 			t.Errorf("schema %s accepted", p)
 		}
 	}
-	if _, err := tr.ConvertTools([]providers.ToolSpec{{Description: "x"}}); err == nil {
+	if _, err := convertTools([]providers.ToolSpec{{Description: "x"}}); err == nil {
 		t.Error("nameless tool accepted")
 	}
-	if got, err := tr.ConvertTools(nil); err != nil || got.([]toolDecl) != nil {
-		t.Errorf("ConvertTools(nil) = %v, %v", got, err)
+	if got, err := convertTools(nil); err != nil || got != nil {
+		t.Errorf("convertTools(nil) = %v, %v", got, err)
 	}
-	if _, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}); err == nil {
-		t.Error("BuildRequest with a nameless tool accepted")
+	if _, err := buildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages, Tools: []providers.ToolSpec{{}}}, "m"); err == nil {
+		t.Error("buildRequest with a nameless tool accepted")
 	}
 }

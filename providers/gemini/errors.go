@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,12 +12,6 @@ import (
 	"time"
 
 	"talaria/providers"
-)
-
-// Limits on what is read into memory.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON answer instead of a stream
-	maxBodyInError = 4 << 10  // undecodable data quoted in an error
 )
 
 // TypeContextOverflow is the APIError.Type set when a Gemini error says
@@ -39,40 +32,22 @@ const TypeContextOverflow = "context_length_exceeded"
 // reads headers honours it.
 func (t *geminiTransport) httpError(resp *http.Response) *providers.APIError {
 	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
-	if obj, ok := parseErrorBody(body); ok {
-		fillError(e, obj)
-	} else {
+	if !fillError(e, body) {
 		e.Message = providers.SummarizeText(resp.StatusCode, body)
 	}
 	return e
 }
 
-// parseErrorBody reads {"error":{...}} or [{"error":{...}}, ...].
-func parseErrorBody(body []byte) (*errorObject, bool) {
-	body = bytes.TrimSpace(body)
-	var one struct {
-		Error *errorObject `json:"error"`
+// fillError parses a Gemini error body ({"error":{"code","message",
+// "status","details"}}, or a list of those) into e (see httpError); false
+// when body is not one.
+func fillError(e *providers.APIError, body []byte) bool {
+	obj, ok := e.ParseBody(body)
+	if !ok {
+		return false
 	}
-	if len(body) > 0 && body[0] == '[' {
-		var list []json.RawMessage
-		if json.Unmarshal(body, &list) != nil || len(list) == 0 {
-			return nil, false
-		}
-		body = list[0]
-	}
-	if json.Unmarshal(body, &one) != nil || one.Error == nil {
-		return nil, false
-	}
-	return one.Error, true
-}
-
-// fillError copies an error object into e (see httpError).
-func fillError(e *providers.APIError, obj *errorObject) {
 	e.Message = obj.Message
-	e.Code = obj.Status
-	if e.Code == "" && obj.Code != 0 {
-		e.Code = strconv.Itoa(obj.Code)
-	}
+	e.Code = firstNonEmpty(obj.Status, obj.Code)
 	var delay time.Duration
 	for _, raw := range obj.Details {
 		var d errorDetail
@@ -100,6 +75,7 @@ func fillError(e *providers.APIError, obj *errorObject) {
 	if e.Message == "" {
 		e.Message = firstNonEmpty(obj.Status, "the server reported an error without a message")
 	}
+	return true
 }
 
 // isOverflow recognizes Gemini's context-overflow messages.

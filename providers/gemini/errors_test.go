@@ -131,7 +131,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.baseURL != DefaultBaseURL || tr.apiKey != "AIza-google" || tr.APIMode() != APIMode {
+	if tr.baseURL != DefaultBaseURL || tr.apiKey != "AIza-google" {
 		t.Errorf("transport %+v", tr)
 	}
 	m, _ := tr.model(providers.Request{})

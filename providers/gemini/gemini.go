@@ -6,7 +6,7 @@
 // the key in the x-goog-api-key header; the answer is an SSE stream of
 // GenerateContentResponse chunks. Gemini gives tool calls no ids, so they
 // get call_<n> (n counting calls within the response); thought signatures
-// are kept for replay (see ConvertMessages). Vertex AI endpoints (OAuth,
+// are kept for replay (see convertMessages). Vertex AI endpoints (OAuth,
 // projects/…/locations/… paths) are not supported.
 package gemini
 
@@ -43,13 +43,8 @@ type geminiTransport struct {
 	client  *http.Client
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*geminiTransport)(nil)
-	_ providers.ResponseValidator   = (*geminiTransport)(nil)
-	_ providers.FinishReasonMapper  = (*geminiTransport)(nil)
-	_ providers.CacheStatsExtractor = (*geminiTransport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*geminiTransport)(nil)
 
 // New builds a gemini_native transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means DefaultBaseURL; a base URL ending in /openai
@@ -88,9 +83,6 @@ func newTransport(ep providers.Endpoint, getenv func(string) string) (*geminiTra
 	}
 	return &geminiTransport{ep: ep, baseURL: base, apiKey: key, client: hc}, nil
 }
-
-// APIMode returns "gemini_native".
-func (t *geminiTransport) APIMode() string { return APIMode }
 
 // model returns the model id of req, else of the endpoint, without a
 // "models/" prefix.

@@ -1,16 +1,16 @@
 package gemini
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
+	"reflect"
 	"testing"
 
 	"talaria/providers"
+	"talaria/providers/providertest"
 )
 
 // TestMapFinishReason covers the documented finishReason values.
 func TestMapFinishReason(t *testing.T) {
-	tr := &geminiTransport{}
 	for wire, want := range map[string]string{
 		"": "", "STOP": "stop", "MAX_TOKENS": "length",
 		"SAFETY": "content_filter", "RECITATION": "content_filter", "BLOCKLIST": "content_filter",
@@ -18,38 +18,69 @@ func TestMapFinishReason(t *testing.T) {
 		"MALFORMED_FUNCTION_CALL": "error", "UNEXPECTED_TOOL_CALL": "error", "OTHER": "error",
 		"FINISH_REASON_UNSPECIFIED": "error", "LANGUAGE": "error", "SOMETHING_NEW": "error",
 	} {
-		if got := tr.MapFinishReason(wire); got != want {
-			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := mapFinishReason(wire); got != want {
+			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
 
-// TestNormalizeAndCacheStats covers the pure entry points on whole bodies.
-func TestNormalizeAndCacheStats(t *testing.T) {
-	tr := &geminiTransport{ep: providers.Endpoint{Provider: "gemini"}}
+// TestPlainAnswers covers a server that answers with a JSON document (one
+// GenerateContentResponse, or the array streamGenerateContent returns
+// without alt=sse) instead of an event stream, and bodies that are not one.
+func TestPlainAnswers(t *testing.T) {
 	one := `{"candidates":[{"content":{"parts":[{"text":"Hi"},{"functionCall":{"name":"f","args":{"a":1}}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":5,"cachedContentTokenCount":60},"modelVersion":"gemini-2.5-pro"}`
-	for _, raw := range []any{[]byte(one), json.RawMessage(one), one, "[" + one + "]"} {
-		resp, err := tr.NormalizeResponse(raw)
+	jsonType := map[string]string{"Content-Type": "application/json"}
+	for _, body := range []string{one, "[" + one + "]"} {
+		srv, _ := startServer(t, providertest.WireReply{Body: []byte(body), Headers: jsonType})
+		resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 		if err != nil || resp.Content != "Hi" || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].ID != "call_0" ||
 			resp.FinishReason != "tool_calls" || resp.Usage.InputTokens != 40 || resp.Usage.CacheReadTokens != 60 {
-			t.Errorf("NormalizeResponse(%T): %+v %v", raw, resp, err)
-		}
-		if r, w := tr.CacheStats(raw); r != 60 || w != 0 {
-			t.Errorf("CacheStats = %d, %d", r, w)
+			t.Errorf("%.20s…: %+v %v", body, resp, err)
 		}
 	}
-	for _, bad := range []any{42, "{", `{"x":1}`, "[{", `{"error":{"code":500,"message":"boom"}}`} {
-		if _, err := tr.NormalizeResponse(bad); err == nil {
-			t.Errorf("NormalizeResponse(%v) succeeded", bad)
-		}
-		if r, _ := tr.CacheStats(bad); r != 0 {
-			t.Errorf("CacheStats(%v) = %d", bad, r)
+	for _, bad := range []string{"{", `{"x":1}`, "[{", `{"error":{"code":500,"message":"boom"}}`} {
+		srv, _ := startServer(t, providertest.WireReply{Body: []byte(bad), Headers: jsonType})
+		if _, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil); err == nil {
+			t.Errorf("%s accepted", bad)
 		}
 	}
-	if err := tr.ValidateResponse(&providers.Response{}); !errors.Is(err, ErrEmptyResponse) {
-		t.Errorf("ValidateResponse(empty) = %v", err)
+}
+
+// TestReasoningEffort checks issue 18 item 4's mapping:
+// generationConfig.thinkingConfig.thinkingBudget for thinking models, no
+// budget without an effort, no thinkingConfig for other models.
+func TestReasoningEffort(t *testing.T) {
+	for _, tc := range []struct {
+		model, effort string
+		want          any
+	}{
+		{"gemini-2.5-flash", "", map[string]any{"includeThoughts": true}},
+		{"gemini-2.5-flash", "low", map[string]any{"includeThoughts": true, "thinkingBudget": float64(1024)}},
+		{"gemini-2.5-pro", "high", map[string]any{"includeThoughts": true, "thinkingBudget": float64(24576)}},
+		{"gemini-3-pro-preview", "medium", map[string]any{"includeThoughts": true, "thinkingBudget": float64(8192)}},
+		{"gemini-2.0-flash", "high", nil},
+	} {
+		srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "text_thoughts.sse")})
+		req := providertest.SimpleRequest()
+		req.Model, req.ReasoningEffort = tc.model, tc.effort
+		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		body := (<-reqs).Body
+		var got any
+		if gc, ok := body["generationConfig"].(map[string]any); ok {
+			got = gc["thinkingConfig"]
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s/%q: thinkingConfig %v, want %v", tc.model, tc.effort, got, tc.want)
+		}
 	}
-	if err := tr.ValidateResponse(&providers.Response{Content: "x"}); err != nil {
-		t.Errorf("ValidateResponse = %v", err)
+}
+
+// TestEmpty keeps the empty-response rule visible: a response with nothing
+// in it is Empty, one with text is not.
+func TestEmpty(t *testing.T) {
+	if !(&providers.Response{}).Empty() || (&providers.Response{Content: "x"}).Empty() {
+		t.Error("Response.Empty")
 	}
 }

@@ -61,6 +61,8 @@ type generationConfig struct {
 
 type thinkingConfig struct {
 	IncludeThoughts bool `json:"includeThoughts"`
+	// ThinkingBudget is the thinking token budget; 0 leaves it out.
+	ThinkingBudget int `json:"thinkingBudget,omitempty"`
 }
 
 // generateResponse is one streamed chunk (or a whole answer).
@@ -69,8 +71,14 @@ type generateResponse struct {
 	PromptFeedback *promptFeedback `json:"promptFeedback"`
 	UsageMetadata  *usageMetadata  `json:"usageMetadata"`
 	ModelVersion   string          `json:"modelVersion"`
-	// Error is set when the server reports an error inside the stream.
-	Error *errorObject `json:"error"`
+	// Error is set when the server reports an error inside the stream;
+	// providers.ParseErrorBody reads it.
+	Error json.RawMessage `json:"error"`
+}
+
+// hasError reports an error member that is present and not null.
+func (g *generateResponse) hasError() bool {
+	return len(g.Error) > 0 && string(g.Error) != "null"
 }
 
 type candidate struct {
@@ -89,15 +97,6 @@ type usageMetadata struct {
 	CachedContentTokenCount int `json:"cachedContentTokenCount"`
 	ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
 	TotalTokenCount         int `json:"totalTokenCount"`
-}
-
-// errorObject is google.rpc.Status as JSON: {"code","message","status",
-// "details"}.
-type errorObject struct {
-	Code    int               `json:"code"`
-	Message string            `json:"message"`
-	Status  string            `json:"status"`
-	Details []json.RawMessage `json:"details"`
 }
 
 // errorDetail holds the fields of the details entries this transport

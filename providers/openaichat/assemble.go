@@ -13,7 +13,7 @@ import (
 // assembler builds a Response from chunks (or from the single "chunk" of a
 // complete response) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	refusal   bool
@@ -35,12 +35,6 @@ type callAcc struct {
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta, byIndex: map[int]int{}}
-}
-
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
 }
 
 // add folds one decoded chunk in. Only choice index 0 is read; chunks with
@@ -72,16 +66,20 @@ func (a *assembler) add(c *chunk) {
 func (a *assembler) addDelta(d *wireMessage) {
 	if r := reasoningOf(d); r != "" {
 		a.reasoning.WriteString(r)
-		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: r})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: r})
 	}
-	if d.Content != "" {
-		a.content.WriteString(string(d.Content))
-		a.emit(providers.Delta{Kind: providers.DeltaText, Text: string(d.Content)})
+	if th := d.Content.thinking; th != "" {
+		a.reasoning.WriteString(th)
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: th})
+	}
+	if txt := d.Content.text; txt != "" {
+		a.content.WriteString(txt)
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: txt})
 	}
 	if d.Refusal != "" {
 		a.refusal = true
 		a.content.WriteString(string(d.Refusal))
-		a.emit(providers.Delta{Kind: providers.DeltaText, Text: string(d.Refusal)})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: string(d.Refusal)})
 	}
 	for i := range d.ToolCalls {
 		a.addToolCall(&d.ToolCalls[i])
@@ -140,7 +138,7 @@ func (a *assembler) addToolCall(tc *wireToolCall) {
 	}
 	if !c.announced && c.name != "" {
 		c.announced = true
-		a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: pos, ToolName: c.name})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: pos, ToolName: c.name})
 	}
 }
 

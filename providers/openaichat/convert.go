@@ -2,7 +2,6 @@ package openaichat
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,98 +10,98 @@ import (
 	"talaria/providers"
 )
 
-// Placeholders sent instead of an empty content string: go-openai omits an
-// empty content field, and OpenAI answers 400 when a user or tool message
-// (or an assistant message without tool calls) has no content at all.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-	emptyAssistant  = "(empty response)"
-)
-
-// emptyObjectSchema is the parameters schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
-
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no finish reason.
-var ErrEmptyResponse = errors.New("empty response")
-
-// ConvertMessages maps neutral messages to []openai.ChatCompletionMessage.
-// Reasoning is never sent back (DeepSeek answers 400 on reasoning_content in
-// input messages); internal flags and tool names are not sent either. An
-// empty system message is dropped; other empty contents get a short
-// placeholder because the wire has no way to say "empty" through go-openai.
-func (t *chatTransport) ConvertMessages(msgs []providers.Message) (any, error) {
-	return convertMessages(msgs)
+// toWire converts one neutral message to go-openai's message type,
+// or to extraMessage for an assistant message whose tool calls carry
+// extra_content to replay (withExtra; go-openai's ToolCall has no such
+// field). skip is true for a message that is not sent (an empty system
+// message). Reasoning is never sent back (DeepSeek answers 400 on
+// reasoning_content in input messages); internal flags and tool names are
+// not sent either. Other empty contents get a short placeholder because
+// go-openai omits an empty content field.
+func toWire(i int, m *providers.Message, withExtra bool) (v any, skip bool, err error) {
+	switch m.Role {
+	case providers.RoleSystem:
+		if m.Content == "" {
+			return nil, true, nil
+		}
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: m.Content}, false, nil
+	case providers.RoleUser:
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: orDefault(m.Content, providers.PlaceholderUser)}, false, nil
+	case providers.RoleAssistant:
+		om := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content}
+		hasExtra := false
+		for j, tc := range m.ToolCalls {
+			if tc.ID == "" || tc.Name == "" {
+				return nil, false, fmt.Errorf("message %d: tool call %d has no id or name; drop or repair it before sending the conversation", i, j)
+			}
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID:   tc.ID,
+				Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{
+					Name:      tc.Name,
+					Arguments: orDefault(tc.Arguments, "{}"),
+				},
+			})
+			hasExtra = hasExtra || (len(tc.Extra) > 0 && json.Valid(tc.Extra))
+		}
+		if len(om.ToolCalls) == 0 {
+			om.Content = orDefault(m.Content, providers.PlaceholderAssistant)
+		}
+		if withExtra && hasExtra {
+			return withExtraContent(om, m.ToolCalls), false, nil
+		}
+		return om, false, nil
+	case providers.RoleTool:
+		if m.ToolCallID == "" {
+			return nil, false, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
+		}
+		return openai.ChatCompletionMessage{
+			Role:       openai.ChatMessageRoleTool,
+			Content:    orDefault(m.Content, providers.PlaceholderToolOutput),
+			ToolCallID: m.ToolCallID,
+		}, false, nil
+	default:
+		return nil, false, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
+	}
 }
 
-func convertMessages(msgs []providers.Message) ([]openai.ChatCompletionMessage, error) {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
-	for i, m := range msgs {
-		switch m.Role {
-		case providers.RoleSystem:
-			if m.Content == "" {
-				continue
-			}
-			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: m.Content})
-		case providers.RoleUser:
-			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: orDefault(m.Content, emptyUserText)})
-		case providers.RoleAssistant:
-			om := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content}
-			for j, tc := range m.ToolCalls {
-				if tc.ID == "" || tc.Name == "" {
-					return nil, fmt.Errorf("message %d: tool call %d has no id or name; drop or repair it before sending the conversation", i, j)
-				}
-				om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-					ID:   tc.ID,
-					Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{
-						Name:      tc.Name,
-						Arguments: orDefault(tc.Arguments, "{}"),
-					},
-				})
-			}
-			if len(om.ToolCalls) == 0 {
-				om.Content = orDefault(m.Content, emptyAssistant)
-			}
-			out = append(out, om)
-		case providers.RoleTool:
-			if m.ToolCallID == "" {
-				return nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
-			}
-			out = append(out, openai.ChatCompletionMessage{
-				Role:       openai.ChatMessageRoleTool,
-				Content:    orDefault(m.Content, emptyToolOutput),
-				ToolCallID: m.ToolCallID,
-			})
-		default:
-			return nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
+// extraMessage is an assistant message whose tool calls carry Gemini's
+// extra_content (thought signatures), replayed verbatim.
+type extraMessage struct {
+	Role      string          `json:"role"`
+	Content   string          `json:"content,omitempty"`
+	ToolCalls []extraToolCall `json:"tool_calls"`
+}
+
+// extraToolCall is go-openai's tool call with extra_content.
+type extraToolCall struct {
+	openai.ToolCall
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
+}
+
+func withExtraContent(om openai.ChatCompletionMessage, calls []providers.ToolCall) extraMessage {
+	em := extraMessage{Role: om.Role, Content: om.Content, ToolCalls: make([]extraToolCall, len(om.ToolCalls))}
+	for j, tc := range om.ToolCalls {
+		em.ToolCalls[j].ToolCall = tc
+		if x := calls[j].Extra; len(x) > 0 && json.Valid(x) {
+			em.ToolCalls[j].ExtraContent = x
 		}
 	}
-	return out, nil
+	return em
 }
 
-// ConvertTools maps tool specs to []openai.Tool function tools. A spec
-// without parameters gets an empty object schema; parameters that are not
-// valid JSON are an error. Nil or empty input gives a nil slice.
-func (t *chatTransport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
-
+// convertTools maps tool specs to go-openai function tools. A spec without
+// parameters gets an empty object schema; parameters that are not valid
+// JSON are an error. Nil or empty input gives a nil slice.
 func convertTools(tools []providers.ToolSpec) ([]openai.Tool, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
 	out := make([]openai.Tool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
-		params := ts.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, openai.Tool{
 			Type: openai.ToolTypeFunction,
@@ -116,37 +115,39 @@ func convertTools(tools []providers.ToolSpec) ([]openai.Tool, error) {
 	return out, nil
 }
 
-// BuildRequest builds the streamed openai.ChatCompletionRequest: stream on,
-// usage requested, tools only when there are some, and the output cap as
-// max_tokens (understood by every local server), or max_completion_tokens
-// for the OpenAI reasoning models that refuse max_tokens.
-func (t *chatTransport) BuildRequest(req providers.Request) (any, error) {
-	return t.buildRequest(req)
+// requestHead is go-openai's request without its message list, which
+// encodeRequest writes from the per-message cache.
+type requestHead struct {
+	openai.ChatCompletionRequest
+	// Messages shadows the embedded list (the shallower field wins in
+	// encoding/json) and, being nil, is left out.
+	Messages *struct{} `json:"messages,omitempty"`
 }
 
-func (t *chatTransport) buildRequest(req providers.Request) (openai.ChatCompletionRequest, error) {
+// buildHead builds everything of a streamed request but the messages:
+// model, stream on, usage requested, tools only when there are some, the
+// output cap as max_tokens (understood by every local server) or
+// max_completion_tokens for the OpenAI reasoning models that refuse
+// max_tokens, and reasoning_effort when one is asked for.
+func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
 	model := req.Model
 	if model == "" {
 		model = t.ep.Model
 	}
 	if model == "" {
-		return openai.ChatCompletionRequest{}, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
-	}
-	msgs, err := convertMessages(req.Messages)
-	if err != nil {
-		return openai.ChatCompletionRequest{}, err
+		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
 	}
 	tools, err := convertTools(req.Tools)
 	if err != nil {
-		return openai.ChatCompletionRequest{}, err
+		return nil, err
 	}
-	out := openai.ChatCompletionRequest{
-		Model:         model,
-		Messages:      msgs,
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-		Tools:         tools,
-	}
+	out := &requestHead{ChatCompletionRequest: openai.ChatCompletionRequest{
+		Model:           model,
+		Stream:          true,
+		StreamOptions:   &openai.StreamOptions{IncludeUsage: true},
+		Tools:           tools,
+		ReasoningEffort: req.ReasoningEffort,
+	}}
 	if req.MaxTokens > 0 {
 		if refusesMaxTokens(model) {
 			out.MaxCompletionTokens = req.MaxTokens
@@ -157,8 +158,24 @@ func (t *chatTransport) buildRequest(req providers.Request) (openai.ChatCompleti
 	return out, nil
 }
 
+// encodeRequest builds the JSON body of a call: {"messages":[…], then the
+// head's fields}. Each message is encoded by go-openai's marshaller once
+// and its bytes come from t.cache on the next call, so the cost of a call
+// does not grow with re-encoding the whole history.
+func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
+	head, err := t.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	rawHead, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	return t.cache.assemble(req.Messages, t.replayExtra, rawHead)
+}
+
 // refusesMaxTokens reports the OpenAI reasoning models for which the API
-// (and go-openai's request validator) reject max_tokens.
+// rejects max_tokens.
 func refusesMaxTokens(model string) bool {
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
 		if strings.HasPrefix(model, p) {
@@ -168,11 +185,9 @@ func refusesMaxTokens(model string) bool {
 	return false
 }
 
-// MapFinishReason maps a wire finish_reason onto the normalized set:
+// mapFinishReason maps a wire finish_reason onto the normalized set:
 // function_call becomes tool_calls, a few spellings used by compatible
 // servers are folded in, and unknown values count as stop. "" stays "".
-func (t *chatTransport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
-
 func mapFinishReason(wire string) string {
 	switch strings.ToLower(wire) {
 	case "":
@@ -189,63 +204,6 @@ func mapFinishReason(wire string) string {
 		return providers.FinishError
 	default:
 		return providers.FinishStop
-	}
-}
-
-// ValidateResponse rejects a response that carries nothing at all (no
-// content, tool calls, reasoning or finish reason); the error wraps
-// ErrEmptyResponse.
-func (t *chatTransport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or finish reason; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
-
-// NormalizeResponse turns a complete (non-streamed) response into a
-// Response. raw may be an openai.ChatCompletionResponse (or a pointer to
-// one), or the response body as []byte / json.RawMessage, which also keeps
-// the fields go-openai does not model (reasoning, extra_content).
-func (t *chatTransport) NormalizeResponse(raw any) (*providers.Response, error) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	return decodeFullResponse(body)
-}
-
-// CacheStats returns the prompt-cache reads of a complete response (same
-// inputs as NormalizeResponse). Chat Completions reports no cache writes.
-func (t *chatTransport) CacheStats(raw any) (read, write int) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return 0, 0
-	}
-	var r struct {
-		Usage *wireUsage `json:"usage"`
-	}
-	if json.Unmarshal(body, &r) != nil || r.Usage == nil {
-		return 0, 0
-	}
-	return r.Usage.cached(), 0
-}
-
-// responseJSON gives the JSON text of a complete response.
-func responseJSON(raw any) ([]byte, error) {
-	switch v := raw.(type) {
-	case []byte:
-		return v, nil
-	case json.RawMessage:
-		return v, nil
-	case openai.ChatCompletionResponse:
-		return json.Marshal(v)
-	case *openai.ChatCompletionResponse:
-		if v == nil {
-			return nil, errors.New("nil *openai.ChatCompletionResponse")
-		}
-		return json.Marshal(v)
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want openai.ChatCompletionResponse or its JSON", raw)
 	}
 }
 

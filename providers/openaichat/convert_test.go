@@ -3,7 +3,6 @@ package openaichat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,7 +104,7 @@ func TestRequestBody(t *testing.T) {
 		calls[0].Function.Arguments != `{"city":"Paris"}` || calls[1].ID != "Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU" || calls[1].Function.Arguments != "{}" {
 		t.Errorf("replayed tool calls %+v", calls)
 	}
-	for i, want := range []struct{ id, content string }{{"call_1", "18C"}, {"Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU", emptyToolOutput}} {
+	for i, want := range []struct{ id, content string }{{"call_1", "18C"}, {"Xq3bT9mKp2LzR8vN4wYc6HdJ1fGsA0eU", providers.PlaceholderToolOutput}} {
 		var id, content string
 		_ = json.Unmarshal(body.Messages[3+i]["tool_call_id"], &id)
 		_ = json.Unmarshal(body.Messages[3+i]["content"], &content)
@@ -173,28 +172,49 @@ func TestRequestBodyVariants(t *testing.T) {
 	}
 }
 
+// encodeMessages encodes msgs as the request body does and returns the
+// message list, for tests.
+func encodeMessages(t *testing.T, tr *chatTransport, msgs []providers.Message) ([]map[string]any, error) {
+	t.Helper()
+	if tr.cache == nil {
+		tr.cache = &msgCache{}
+	}
+	raw, err := tr.cache.assemble(msgs, tr.replayExtra, []byte(`{"model":"m"}`))
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+		Model    string           `json:"model"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil || body.Model != "m" {
+		t.Fatalf("assembled body %s: %v", raw, err)
+	}
+	return body.Messages, nil
+}
+
 // TestConvertErrors checks conversions that must fail with a useful error.
 func TestConvertErrors(t *testing.T) {
 	tr := &chatTransport{ep: providers.Endpoint{Provider: "p"}}
 	cases := map[string]func() error{
 		"unknown role": func() error {
-			_, err := tr.ConvertMessages([]providers.Message{{Role: "developer", Content: "x"}})
+			_, err := encodeMessages(t, tr, []providers.Message{{Role: "developer", Content: "x"}})
 			return err
 		},
 		"tool result without id": func() error {
-			_, err := tr.ConvertMessages([]providers.Message{{Role: providers.RoleTool, Content: "x"}})
+			_, err := encodeMessages(t, tr, []providers.Message{{Role: providers.RoleTool, Content: "x"}})
 			return err
 		},
 		"tool call without name": func() error {
-			_, err := tr.ConvertMessages([]providers.Message{{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: "a"}}}})
+			_, err := encodeMessages(t, tr, []providers.Message{{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: "a"}}}})
 			return err
 		},
 		"invalid schema": func() error {
-			_, err := tr.ConvertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(`{`)}})
+			_, err := convertTools([]providers.ToolSpec{{Name: "x", Parameters: json.RawMessage(`{`)}})
 			return err
 		},
 		"no model": func() error {
-			_, err := tr.BuildRequest(providertest.SimpleRequest())
+			_, err := tr.encodeRequest(providertest.SimpleRequest())
 			return err
 		},
 	}
@@ -203,14 +223,46 @@ func TestConvertErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	tools, err := tr.ConvertTools(nil)
-	if err != nil || tools.([]openai.Tool) != nil {
-		t.Errorf("ConvertTools(nil) = %v, %v; want nil", tools, err)
+	tools, err := convertTools(nil)
+	if err != nil || tools != nil {
+		t.Errorf("convertTools(nil) = %v, %v; want nil", tools, err)
 	}
-	msgs, _ := tr.ConvertMessages([]providers.Message{{Role: providers.RoleSystem}, {Role: providers.RoleUser}})
-	want := []openai.ChatCompletionMessage{{Role: "user", Content: emptyUserText}}
+	msgs, _ := encodeMessages(t, tr, []providers.Message{{Role: providers.RoleSystem}, {Role: providers.RoleUser}})
+	want := []map[string]any{{"role": "user", "content": providers.PlaceholderUser}}
 	if !reflect.DeepEqual(msgs, want) {
 		t.Errorf("empty messages → %+v, want %+v", msgs, want)
+	}
+}
+
+// TestMessageCache checks that the per-message cache re-encodes what
+// changed, in place or by a new value, and nothing else.
+func TestMessageCache(t *testing.T) {
+	tr := &chatTransport{ep: providers.Endpoint{Provider: "p"}, cache: &msgCache{}}
+	conv := conversation()
+	first, err := encodeMessages(t, tr, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := encodeMessages(t, tr, conv)
+	if !reflect.DeepEqual(first, again) {
+		t.Fatalf("same history encoded differently:\n%v\n%v", first, again)
+	}
+	conv[1].Content = "edited"
+	conv[2].ToolCalls[0].Arguments = `{"city":"Lyon"}` // changed in place
+	conv = append(conv[:5], conv[6:]...)               // one message dropped
+	got, _ := encodeMessages(t, tr, conv)
+	if got[1]["content"] != "edited" || len(got) != len(first)-1 || got[5]["content"] != "thanks" {
+		t.Errorf("edits not seen: %v", got)
+	}
+	calls := got[2]["tool_calls"].([]any)
+	if fn := calls[0].(map[string]any)["function"].(map[string]any); fn["arguments"] != `{"city":"Lyon"}` {
+		t.Errorf("in-place edit of a tool call not seen: %v", fn)
+	}
+	// The same history with and without extra_content replay differs.
+	tr.replayExtra = true
+	withExtra, _ := encodeMessages(t, tr, conv)
+	if c := withExtra[2]["tool_calls"].([]any)[0].(map[string]any); c["extra_content"] == nil {
+		t.Errorf("extra_content not replayed after switching: %v", c)
 	}
 }
 
@@ -220,52 +272,33 @@ func TestNew(t *testing.T) {
 		t.Error("base_url without scheme accepted")
 	}
 	tr, err := New(providers.Endpoint{Provider: "openai", Model: "gpt-4o"})
-	if err != nil || tr.APIMode() != APIMode || tr.(*chatTransport).baseURL != "https://api.openai.com/v1" {
+	if err != nil || tr.(*chatTransport).baseURL != "https://api.openai.com/v1" {
 		t.Errorf("default endpoint: %v %v", tr, err)
 	}
 	if !wantsExtraContent(providers.Endpoint{}, "https://generativelanguage.googleapis.com/v1beta/openai") {
 		t.Error("Gemini base URL not recognized")
 	}
-	r, err := tr.BuildRequest(providers.Request{Messages: providertest.SimpleRequest().Messages})
-	if err != nil || r.(openai.ChatCompletionRequest).Model != "gpt-4o" {
-		t.Errorf("BuildRequest without model: %+v, %v; want the endpoint model", r, err)
+	h, err := tr.(*chatTransport).buildHead(providers.Request{Messages: providertest.SimpleRequest().Messages})
+	if err != nil || h.Model != "gpt-4o" {
+		t.Errorf("buildHead without model: %+v, %v; want the endpoint model", h, err)
 	}
 }
 
 // TestMapFinishReason checks the finish-reason table.
 func TestMapFinishReason(t *testing.T) {
-	tr := &chatTransport{}
 	for wire, want := range map[string]string{
 		"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter",
 		"function_call": "tool_calls", "error": "error", "": "", "eos": "stop", "something_new": "stop",
 	} {
-		if got := tr.MapFinishReason(wire); got != want {
-			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := mapFinishReason(wire); got != want {
+			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
 
-// TestValidateResponse checks the empty-response rule.
-func TestValidateResponse(t *testing.T) {
-	tr := &chatTransport{ep: providers.Endpoint{Provider: "p"}}
-	if err := tr.ValidateResponse(&providers.Response{}); !errors.Is(err, ErrEmptyResponse) {
-		t.Errorf("empty response: %v", err)
-	}
-	if err := tr.ValidateResponse(nil); !errors.Is(err, ErrEmptyResponse) {
-		t.Errorf("nil response: %v", err)
-	}
-	for _, r := range []*providers.Response{
-		{FinishReason: "stop"}, {Content: "x"}, {Reasoning: "x"}, {ToolCalls: []providers.ToolCall{{ID: "a"}}},
-	} {
-		if err := tr.ValidateResponse(r); err != nil {
-			t.Errorf("%+v: %v", r, err)
-		}
-	}
-}
-
-// TestNormalizeResponse checks non-streamed responses, typed and raw.
-func TestNormalizeResponse(t *testing.T) {
-	tr := &chatTransport{}
+// TestFullResponse checks non-streamed responses: go-openai's own type
+// marshalled, and raw JSON with fields go-openai does not model.
+func TestFullResponse(t *testing.T) {
 	typed := openai.ChatCompletionResponse{
 		Model: "deepseek-reasoner",
 		Choices: []openai.ChatCompletionChoice{{
@@ -282,20 +315,13 @@ func TestNormalizeResponse(t *testing.T) {
 		ToolCalls: []providers.ToolCall{{ID: "call_9", Name: "ls", Arguments: `{"p":"."}`}},
 		Usage:     providers.Usage{InputTokens: 6, OutputTokens: 3, CacheReadTokens: 4},
 	}
-	for _, raw := range []any{typed, &typed} {
-		got, err := tr.NormalizeResponse(raw)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("NormalizeResponse(%T) = %+v, %v\nwant %+v", raw, got, err, want)
-		}
+	raw, _ := json.Marshal(typed)
+	got, err := decodeFullResponse(raw)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("decodeFullResponse = %+v, %v\nwant %+v", got, err, want)
 	}
-	if r, w := tr.CacheStats(typed); r != 4 || w != 0 {
-		t.Errorf("CacheStats = %d, %d", r, w)
-	}
-	got, err := tr.NormalizeResponse([]byte(`{"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"reasoning":"r","refusal":null},"finish_reason":"stop"}]}`))
+	got, err = decodeFullResponse([]byte(`{"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"reasoning":"r","refusal":null},"finish_reason":"stop"}]}`))
 	if err != nil || got.Content != "ab" || got.Reasoning != "r" || got.FinishReason != "stop" {
 		t.Errorf("raw JSON: %+v, %v", got, err)
-	}
-	if _, err := tr.NormalizeResponse(42); err == nil {
-		t.Error("NormalizeResponse(int) accepted")
 	}
 }

@@ -1,9 +1,12 @@
 // Package openaichat is the chat_completions transport: the OpenAI Chat
 // Completions wire format as spoken by OpenAI and by the compatible servers
 // (OpenRouter, Gemini's OpenAI endpoint, DeepSeek, Ollama, llama.cpp, vLLM,
-// LM Studio). It is built on github.com/sashabaranov/go-openai for the HTTP
-// exchange and decodes each streamed chunk itself, so that fields the SDK
-// does not model (reasoning, extra_content, in-chunk errors) are kept.
+// LM Studio). go-openai (github.com/sashabaranov/go-openai) gives the
+// request types: each message is encoded once by its marshaller and the
+// bytes are kept for the next call (see encodeRequest). The request is sent
+// with net/http and the event stream read with providers/sse, like the
+// other wires, so that fields go-openai does not model (reasoning, typed
+// content parts, extra_content, in-chunk errors) are kept.
 package openaichat
 
 import (
@@ -12,73 +15,57 @@ import (
 	"net/url"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"talaria/providers"
 )
 
 // APIMode is the registry key of this transport.
 const APIMode = "chat_completions"
 
-// emptyLineLimit is go-openai's EmptyMessagesLimit: how many non-data lines
-// in a row it tolerates before giving up on a stream. SSE comments and blank
-// lines are already removed by sseFilter, so only stray event:/id: lines or
-// a non-SSE body count; the limit is only a guard against garbage.
-const emptyLineLimit = 1 << 20
+// defaultBaseURL is the OpenAI API, used when the endpoint names none.
+const defaultBaseURL = "https://api.openai.com/v1"
 
-// chatTransport implements providers.Transport for chat_completions.
+// chatTransport is the chat_completions wire.
 type chatTransport struct {
 	ep      providers.Endpoint
 	baseURL string
-	client  *openai.Client
+	client  *http.Client
 	// replayExtra is true for endpoints that need tool-call extra_content
 	// (Gemini thought signatures) echoed back.
 	replayExtra bool
+	// cache keeps the encoded messages of the last request.
+	cache *msgCache
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*chatTransport)(nil)
-	_ providers.ResponseValidator   = (*chatTransport)(nil)
-	_ providers.FinishReasonMapper  = (*chatTransport)(nil)
-	_ providers.CacheStatsExtractor = (*chatTransport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*chatTransport)(nil)
 
 // New builds a chat_completions transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means the OpenAI API; ep.HTTPClient (or a default
-// client without timeout, so long streams are not cut) carries every request.
-// go-openai performs no retries of its own: retrying is the caller's job.
+// client without timeout, so long streams are not cut) carries every
+// request. The key goes in Authorization: Bearer; an empty key sends no
+// credential (local servers). Nothing is retried here: that is the loop's
+// job.
 func New(ep providers.Endpoint) (providers.Transport, error) {
-	cfg := openai.DefaultConfig(ep.APIKey)
+	base := defaultBaseURL
 	if ep.BaseURL != "" {
 		u, err := url.Parse(ep.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like http://localhost:11434/v1", ep.Provider, ep.BaseURL)
 		}
-		cfg.BaseURL = strings.TrimRight(ep.BaseURL, "/")
+		base = strings.TrimRight(ep.BaseURL, "/")
 	}
-	base := ep.HTTPClient
-	if base == nil {
-		base = &http.Client{}
+	hc := ep.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
 	}
-	hc := *base
-	next := base.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	hc.Transport = &recorder{next: next}
-	cfg.HTTPClient = &hc
-	cfg.EmptyMessagesLimit = emptyLineLimit
 	return &chatTransport{
 		ep:          ep,
-		baseURL:     cfg.BaseURL,
-		client:      openai.NewClientWithConfig(cfg),
-		replayExtra: wantsExtraContent(ep, cfg.BaseURL),
+		baseURL:     base,
+		client:      hc,
+		replayExtra: wantsExtraContent(ep, base),
+		cache:       &msgCache{},
 	}, nil
 }
-
-// APIMode returns "chat_completions".
-func (t *chatTransport) APIMode() string { return APIMode }
 
 // wantsExtraContent reports whether the endpoint is Gemini's OpenAI-compatible
 // API, the one server known to need tool-call extra_content replayed. Other

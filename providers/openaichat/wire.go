@@ -30,10 +30,11 @@ type wireChoice struct {
 	FinishReason *string      `json:"finish_reason"`
 }
 
-// wireMessage is a delta or a message. Content and the reasoning fields may
-// be null, strings, or (rarely) arrays of text parts.
+// wireMessage is a delta or a message. The reasoning fields may be null,
+// strings, or (rarely) arrays of text parts; content may also be a list of
+// typed parts that holds thinking (Mistral's Magistral models).
 type wireMessage struct {
-	Content          flexText       `json:"content"`
+	Content          partsText      `json:"content"`
 	Reasoning        flexText       `json:"reasoning"`
 	ReasoningContent flexText       `json:"reasoning_content"`
 	Refusal          flexText       `json:"refusal"`
@@ -132,6 +133,57 @@ func (f *flexText) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// partsText is a content field: a string, null, or a list of parts. A
+// part is a string, a text part {"type":"text","text":…}, or a thinking
+// part {"type":"thinking","thinking":…} whose thinking is a string or a
+// list of text parts (Mistral). Text parts make up text, thinking parts
+// thinking; parts of other types (images, references) are skipped.
+type partsText struct {
+	text, thinking string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *partsText) UnmarshalJSON(b []byte) error {
+	*p = partsText{}
+	if len(b) == 0 || b[0] != '[' {
+		var f flexText
+		err := f.UnmarshalJSON(b)
+		p.text = string(f)
+		return err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	var text, thinking strings.Builder
+	for _, raw := range parts {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			text.WriteString(s)
+			continue
+		}
+		var part struct {
+			Type     string   `json:"type"`
+			Text     string   `json:"text"`
+			Thinking flexText `json:"thinking"`
+		}
+		if json.Unmarshal(raw, &part) != nil {
+			continue
+		}
+		switch part.Type {
+		case "thinking", "reasoning":
+			thinking.WriteString(string(part.Thinking))
+			if part.Thinking == "" {
+				thinking.WriteString(part.Text)
+			}
+		case "text", "":
+			text.WriteString(part.Text)
+		}
+	}
+	p.text, p.thinking = text.String(), thinking.String()
+	return nil
+}
+
 // flexArgs decodes function.arguments: normally a JSON string holding JSON
 // text, but some servers send the arguments object itself.
 type flexArgs string
@@ -165,101 +217,4 @@ func jsonString(b []byte) (string, error) {
 	var s string
 	err := json.Unmarshal(b, &s)
 	return s, err
-}
-
-// errorFields is what can be read from a provider error object.
-type errorFields struct {
-	Message string
-	Type    string
-	Code    string
-}
-
-// parseErrorBody reads message, type and code from the error bodies of the
-// OpenAI-compatible servers: {"error":{…}} (OpenAI, OpenRouter, vLLM,
-// llama.cpp, Ollama /v1), {"error":"msg"} (Ollama native), a JSON array
-// of those (Gemini), {"object":"error","message":…} (old vLLM) and
-// {"type":"error","error":{…}} (Anthropic-style proxies). ok is false when
-// the body is not one of these.
-func parseErrorBody(body []byte) (f errorFields, ok bool) {
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		var arr []json.RawMessage
-		if json.Unmarshal(body, &arr) != nil || len(arr) == 0 {
-			return f, false
-		}
-		body = arr[0]
-	}
-	var top struct {
-		Error   json.RawMessage `json:"error"`
-		Object  string          `json:"object"`
-		Message flexText        `json:"message"`
-		Type    string          `json:"type"`
-		Code    json.RawMessage `json:"code"`
-	}
-	if json.Unmarshal(body, &top) != nil {
-		return f, false
-	}
-	errObj := bytes.TrimSpace(top.Error)
-	switch {
-	case len(errObj) > 0 && errObj[0] == '{':
-		return parseErrorObject(errObj), true
-	case len(errObj) > 0 && errObj[0] == '"':
-		var s string
-		_ = json.Unmarshal(errObj, &s)
-		return errorFields{Message: s}, true
-	case top.Object == "error" || top.Message != "":
-		return errorFields{Message: string(top.Message), Type: top.Type, Code: codeString(top.Code)}, true
-	}
-	return f, false
-}
-
-// parseErrorObject reads the inner error object. Gemini's "status" stands
-// in for the type; OpenRouter's metadata.raw (the upstream provider's own
-// message) is appended to the message.
-func parseErrorObject(obj []byte) errorFields {
-	var e struct {
-		Message  flexText        `json:"message"`
-		Type     string          `json:"type"`
-		Status   string          `json:"status"`
-		Code     json.RawMessage `json:"code"`
-		Metadata *struct {
-			Raw          json.RawMessage `json:"raw"`
-			ProviderName string          `json:"provider_name"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(obj, &e)
-	f := errorFields{Message: string(e.Message), Type: e.Type, Code: codeString(e.Code)}
-	if f.Type == "" {
-		f.Type = e.Status
-	}
-	if md := e.Metadata; md != nil && len(md.Raw) > 0 {
-		var raw string
-		if json.Unmarshal(md.Raw, &raw) != nil {
-			raw = string(md.Raw)
-		}
-		if raw != "" && raw != "null" {
-			if md.ProviderName != "" {
-				f.Message += " (" + md.ProviderName + ")"
-			}
-			f.Message += ": " + raw
-		}
-	}
-	return f
-}
-
-// codeString stringifies an error code that may be a string, a number or null.
-func codeString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	}
-	if n, err := strconv.ParseFloat(string(raw), 64); err == nil && n == float64(int64(n)) {
-		return strconv.FormatInt(int64(n), 10)
-	}
-	return string(raw)
 }

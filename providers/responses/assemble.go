@@ -15,7 +15,7 @@ const incompleteExtra = `{"incomplete":true}`
 // assembler builds a Response from stream events (or from the output items
 // of a complete response) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   func(providers.Delta)
+	onDelta   providers.OnDelta
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []*callAcc
@@ -44,12 +44,6 @@ type callAcc struct {
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
 	return &assembler{onDelta: onDelta}
-}
-
-func (a *assembler) emit(d providers.Delta) {
-	if a.onDelta != nil {
-		a.onDelta(d)
-	}
 }
 
 // add folds one decoded event in; unknown types are ignored. Error events
@@ -121,7 +115,7 @@ func (a *assembler) itemAdded(ev *event) {
 func (a *assembler) newCall(itemID, callID, name string, outputIndex int) *callAcc {
 	c := &callAcc{itemID: itemID, callID: callID, name: name, outputIndex: outputIndex}
 	a.calls = append(a.calls, c)
-	a.emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
 	return c
 }
 
@@ -207,7 +201,7 @@ func (a *assembler) addText(s string) {
 		return
 	}
 	a.content.WriteString(s)
-	a.emit(providers.Delta{Kind: providers.DeltaText, Text: s})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: s})
 }
 
 // addReasoning appends reasoning text; a new summary part (another item or
@@ -219,11 +213,11 @@ func (a *assembler) addReasoning(itemID string, index int, s string) {
 	a.reasonDelta = true
 	if a.reasoning.Len() > 0 && (itemID != a.reasonItem || index != a.reasonIndex) {
 		a.reasoning.WriteString("\n\n")
-		a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: "\n\n"})
+		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: "\n\n"})
 	}
 	a.reasonItem, a.reasonIndex = itemID, index
 	a.reasoning.WriteString(s)
-	a.emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
 }
 
 // response returns what has been assembled so far. A function call whose
@@ -289,13 +283,12 @@ func (a *assembler) response() *providers.Response {
 	return r
 }
 
-// MapFinishReason maps what this transport reports as the raw finish
+// mapFinishReason maps what this transport reports as the raw finish
 // reason onto the normalized set: "completed" → stop (Stream makes it
 // tool_calls when there are function calls), "max_output_tokens" and an
 // "incomplete" without reason → length, "content_filter" → content_filter,
 // "failed" and "cancelled" → error; unknown values count as stop and ""
 // stays "".
-func (t *transport) MapFinishReason(wire string) string { return mapFinishReason(wire) }
 
 func mapFinishReason(wire string) string {
 	switch wire {

@@ -1,39 +1,27 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"talaria/providers"
 )
 
-// Placeholders sent instead of empty strings, which the API rejects for
-// message content and accepts poorly for tool output.
-const (
-	emptyToolOutput = "(no output)"
-	emptyUserText   = "(empty message)"
-)
-
-// emptyObjectSchema is the parameters schema of a tool that declares none.
-const emptyObjectSchema = `{"type":"object","properties":{}}`
-
 // encryptedReasoning is the include value that makes the API return the
 // encrypted reasoning items a stateless ("store": false) call must replay.
 const encryptedReasoning = "reasoning.encrypted_content"
 
-// RequestBody is the JSON body of a POST /responses call.
-type RequestBody struct {
+// requestBody is the JSON body of a POST /responses call.
+type requestBody struct {
 	// Model is the model id.
 	Model string `json:"model"`
 	// Instructions holds the system messages, joined by blank lines.
 	Instructions string `json:"instructions,omitempty"`
 	// Input is the conversation as input items.
-	Input []InputItem `json:"input"`
+	Input []inputItem `json:"input"`
 	// Tools are the function tools offered.
-	Tools []FunctionTool `json:"tools,omitempty"`
+	Tools []functionTool `json:"tools,omitempty"`
 	// Stream is always true for Stream.
 	Stream bool `json:"stream"`
 	// Store is false: the whole conversation is sent on every call.
@@ -41,22 +29,25 @@ type RequestBody struct {
 	// Include asks for encrypted reasoning on reasoning models.
 	Include []string `json:"include,omitempty"`
 	// Reasoning asks reasoning models for reasoning summaries.
-	Reasoning *ReasoningConfig `json:"reasoning,omitempty"`
+	Reasoning *reasoningConfig `json:"reasoning,omitempty"`
 	// MaxOutputTokens is the output cap; 0 leaves it to the server.
 	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 }
 
-// ReasoningConfig is the "reasoning" parameter.
-type ReasoningConfig struct {
+// reasoningConfig is the "reasoning" parameter.
+type reasoningConfig struct {
 	// Summary is the reasoning summary wanted ("auto").
 	Summary string `json:"summary,omitempty"`
+	// Effort is the reasoning effort ("low", "medium", "high"); empty
+	// leaves the model's default.
+	Effort string `json:"effort,omitempty"`
 }
 
-// InputItem is one entry of "input": a message (Type "message", Role and
+// inputItem is one entry of "input": a message (Type "message", Role and
 // Content), a function_call (CallID, Name, Arguments), a
 // function_call_output (CallID, Output), or a replayed item (Raw, sent
 // verbatim).
-type InputItem struct {
+type inputItem struct {
 	Type      string `json:"type"`
 	Role      string `json:"role,omitempty"`
 	Content   string `json:"content,omitempty"`
@@ -69,18 +60,18 @@ type InputItem struct {
 }
 
 // MarshalJSON implements json.Marshaler: Raw when set, else the fields.
-func (it InputItem) MarshalJSON() ([]byte, error) {
+func (it inputItem) MarshalJSON() ([]byte, error) {
 	if len(it.Raw) > 0 {
 		return it.Raw, nil
 	}
-	type fields InputItem
+	type fields inputItem
 	return json.Marshal(fields(it))
 }
 
-// FunctionTool is one entry of "tools". Strict is sent as false: the API
+// functionTool is one entry of "tools". Strict is sent as false: the API
 // defaults it to true, which rejects schemas that do not list every
 // property as required.
-type FunctionTool struct {
+type functionTool struct {
 	Type        string          `json:"type"`
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
@@ -88,19 +79,14 @@ type FunctionTool struct {
 	Strict      bool            `json:"strict"`
 }
 
-// ConvertMessages maps neutral messages to []InputItem. System messages are
-// left out (BuildRequest sends them as "instructions"); user and assistant
-// text become message items, assistant tool calls function_call items, tool
+// convertMessages maps neutral messages to the instructions and the input
+// items. System messages become "instructions"; user and assistant text
+// become message items, assistant tool calls function_call items, tool
 // results function_call_output items, and the reasoning items kept in an
 // assistant message's ReasoningReplay go back just before it.
-func (t *transport) ConvertMessages(msgs []providers.Message) (any, error) {
-	_, items, err := convertMessages(msgs)
-	return items, err
-}
-
-func convertMessages(msgs []providers.Message) (string, []InputItem, error) {
+func convertMessages(msgs []providers.Message) (string, []inputItem, error) {
 	var system []string
-	items := make([]InputItem, 0, len(msgs))
+	items := make([]inputItem, 0, len(msgs))
 	for i, m := range msgs {
 		switch m.Role {
 		case providers.RoleSystem:
@@ -108,23 +94,23 @@ func convertMessages(msgs []providers.Message) (string, []InputItem, error) {
 				system = append(system, m.Content)
 			}
 		case providers.RoleUser:
-			items = append(items, InputItem{Type: "message", Role: "user", Content: orDefault(m.Content, emptyUserText)})
+			items = append(items, inputItem{Type: "message", Role: "user", Content: orDefault(m.Content, providers.PlaceholderUser)})
 		case providers.RoleAssistant:
 			items = append(items, replayItems(m.ReasoningReplay)...)
 			if strings.TrimSpace(m.Content) != "" {
-				items = append(items, InputItem{Type: "message", Role: "assistant", Content: m.Content})
+				items = append(items, inputItem{Type: "message", Role: "assistant", Content: m.Content})
 			}
 			for j, tc := range m.ToolCalls {
 				if tc.ID == "" || tc.Name == "" {
 					return "", nil, fmt.Errorf("message %d: tool call %d has no id or name; drop or repair it before sending the conversation", i, j)
 				}
-				items = append(items, InputItem{Type: "function_call", CallID: tc.ID, Name: tc.Name, Arguments: orDefault(tc.Arguments, "{}")})
+				items = append(items, inputItem{Type: "function_call", CallID: tc.ID, Name: tc.Name, Arguments: orDefault(tc.Arguments, "{}")})
 			}
 		case providers.RoleTool:
 			if m.ToolCallID == "" {
 				return "", nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
-			items = append(items, InputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, emptyToolOutput)})
+			items = append(items, inputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, providers.PlaceholderToolOutput)})
 		default:
 			return "", nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
 		}
@@ -136,12 +122,12 @@ func convertMessages(msgs []providers.Message) (string, []InputItem, error) {
 // this transport, each without its "id" and "status": with "store": false
 // the server kept nothing an id could refer to, and the encrypted content
 // carries the reasoning. Replay data of another format gives nil.
-func replayItems(raw json.RawMessage) []InputItem {
+func replayItems(raw json.RawMessage) []inputItem {
 	r, ok := parseReplay(raw)
 	if !ok {
 		return nil
 	}
-	out := make([]InputItem, 0, len(r.Items))
+	out := make([]inputItem, 0, len(r.Items))
 	for _, item := range r.Items {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(item, &fields) != nil || fields == nil {
@@ -153,47 +139,35 @@ func replayItems(raw json.RawMessage) []InputItem {
 		if err != nil {
 			continue
 		}
-		out = append(out, InputItem{Raw: b})
+		out = append(out, inputItem{Raw: b})
 	}
 	return out
 }
 
-// ConvertTools maps tool specs to []FunctionTool, with the JSON schema
+// convertTools maps tool specs to function tools, with the JSON schema
 // passed through verbatim. A spec without parameters gets an empty object
 // schema; parameters that are not valid JSON are an error.
-func (t *transport) ConvertTools(tools []providers.ToolSpec) (any, error) {
-	return convertTools(tools)
-}
-
-func convertTools(tools []providers.ToolSpec) ([]FunctionTool, error) {
+func convertTools(tools []providers.ToolSpec) ([]functionTool, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
-	out := make([]FunctionTool, 0, len(tools))
+	out := make([]functionTool, 0, len(tools))
 	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
+		params, err := ts.WireParams()
+		if err != nil {
+			return nil, err
 		}
-		params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(emptyObjectSchema)
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
-		}
-		out = append(out, FunctionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params})
+		out = append(out, functionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params})
 	}
 	return out, nil
 }
 
-// BuildRequest builds the *RequestBody of a call: model, instructions,
-// input items, tools, "stream": true, "store": false, max_output_tokens
-// when set, and for reasoning models (o1, o3, o4, gpt-5, codex…) reasoning
-// summaries and encrypted reasoning.
-func (t *transport) BuildRequest(req providers.Request) (any, error) {
-	return t.buildBody(req)
-}
-
-func (t *transport) buildBody(req providers.Request) (*RequestBody, error) {
+// buildBody builds the body of a call: model, instructions, input items,
+// tools, "stream": true, "store": false, max_output_tokens when set, and
+// for reasoning models (o1, o3, o4, gpt-5, codex…, or any model when a
+// reasoning effort is asked for) reasoning summaries, the effort and
+// encrypted reasoning.
+func (t *transport) buildBody(req providers.Request) (*requestBody, error) {
 	model := req.Model
 	if model == "" {
 		model = t.ep.Model
@@ -209,7 +183,7 @@ func (t *transport) buildBody(req providers.Request) (*RequestBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := &RequestBody{
+	body := &requestBody{
 		Model:           model,
 		Instructions:    instructions,
 		Input:           items,
@@ -217,9 +191,9 @@ func (t *transport) buildBody(req providers.Request) (*RequestBody, error) {
 		Stream:          true,
 		MaxOutputTokens: max(req.MaxTokens, 0),
 	}
-	if isReasoningModel(model) {
+	if isReasoningModel(model) || req.ReasoningEffort != "" {
 		body.Include = []string{encryptedReasoning}
-		body.Reasoning = &ReasoningConfig{Summary: "auto"}
+		body.Reasoning = &reasoningConfig{Summary: "auto", Effort: req.ReasoningEffort}
 	}
 	return body, nil
 }

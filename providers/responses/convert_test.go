@@ -65,9 +65,8 @@ func TestReplayRoundTrip(t *testing.T) {
 
 // TestConvertMessages covers conversions outside the round trip.
 func TestConvertMessages(t *testing.T) {
-	tr := &transport{ep: providers.Endpoint{Provider: "openai"}}
 	foreign := json.RawMessage(`{"format":"anthropic_messages","blocks":[{"type":"thinking","thinking":"x","signature":"s"}]}`)
-	out, err := tr.ConvertMessages([]providers.Message{
+	_, out, err := convertMessages([]providers.Message{
 		{Role: providers.RoleSystem, Content: "sys"},
 		{Role: providers.RoleUser, Content: ""},
 		{Role: providers.RoleAssistant, Content: "  ", ReasoningReplay: foreign, ToolCalls: []providers.ToolCall{{ID: "toolu_1", Name: "ls"}}},
@@ -88,22 +87,51 @@ func TestConvertMessages(t *testing.T) {
 		{Role: "robot"},
 		{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: "x"}}},
 	} {
-		if _, err := tr.ConvertMessages([]providers.Message{m}); err == nil {
-			t.Errorf("ConvertMessages accepted %+v", m)
+		if _, _, err := convertMessages([]providers.Message{m}); err == nil {
+			t.Errorf("convertMessages accepted %+v", m)
 		}
 	}
-	if _, err := tr.BuildRequest(providertest.SimpleRequest()); err == nil {
-		t.Error("BuildRequest accepted a request without model")
+	tr := &transport{ep: providers.Endpoint{Provider: "openai"}}
+	if _, err := tr.buildBody(providertest.SimpleRequest()); err == nil {
+		t.Error("buildBody accepted a request without model")
 	}
-	b, err := (&transport{ep: providers.Endpoint{Model: "gpt-4.1"}}).BuildRequest(providertest.SimpleRequest())
-	if body, ok := b.(*RequestBody); err != nil || !ok || body.Model != "gpt-4.1" || !body.Stream || body.Store {
-		t.Errorf("BuildRequest = %+v, %v", b, err)
+	body, err := (&transport{ep: providers.Endpoint{Model: "gpt-4.1"}}).buildBody(providertest.SimpleRequest())
+	if err != nil || body.Model != "gpt-4.1" || !body.Stream || body.Store || body.Reasoning != nil {
+		t.Errorf("buildBody = %+v, %v", body, err)
+	}
+}
+
+// TestReasoningEffort checks issue 18 item 4's mapping: reasoning.effort
+// is sent when asked for (with encrypted reasoning, even for a model not
+// known to reason), and left out otherwise.
+func TestReasoningEffort(t *testing.T) {
+	for _, tc := range []struct {
+		model, effort string
+		want          any
+	}{
+		{"gpt-4.1", "", nil},
+		{"gpt-5", "", map[string]any{"summary": "auto"}},
+		{"gpt-5", "high", map[string]any{"summary": "auto", "effort": "high"}},
+		{"my-local-reasoner", "low", map[string]any{"summary": "auto", "effort": "low"}},
+	} {
+		srv := sseServer(t, "text.sse")
+		req := providertest.SimpleRequest()
+		req.Model, req.ReasoningEffort = tc.model, tc.effort
+		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		body := srv.TakeRequest(t).Body
+		if !reflect.DeepEqual(body["reasoning"], tc.want) {
+			t.Errorf("%s/%q: reasoning %v, want %v", tc.model, tc.effort, body["reasoning"], tc.want)
+		}
+		if _, inc := body["include"]; inc != (tc.want != nil) {
+			t.Errorf("%s/%q: include %v", tc.model, tc.effort, body["include"])
+		}
 	}
 }
 
 func TestConvertTools(t *testing.T) {
-	tr := &transport{}
-	out, err := tr.ConvertTools([]providers.ToolSpec{{Name: "now"}})
+	out, err := convertTools([]providers.ToolSpec{{Name: "now"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,57 +140,44 @@ func TestConvertTools(t *testing.T) {
 		t.Errorf("tools %s, want %s", raw, want)
 	}
 	for _, bad := range []providers.ToolSpec{{Name: ""}, {Name: "x", Parameters: json.RawMessage(`{bad`)}} {
-		if _, err := tr.ConvertTools([]providers.ToolSpec{bad}); err == nil {
-			t.Errorf("ConvertTools accepted %+v", bad)
+		if _, err := convertTools([]providers.ToolSpec{bad}); err == nil {
+			t.Errorf("convertTools accepted %+v", bad)
 		}
 	}
 }
 
 func TestMapFinishReason(t *testing.T) {
-	tr := &transport{}
 	for wire, want := range map[string]string{
 		"completed": "stop", "max_output_tokens": "length", "content_filter": "content_filter",
 		"incomplete": "length", "failed": "error", "cancelled": "error", "": "", "new_reason": "stop",
 	} {
-		if got := tr.MapFinishReason(wire); got != want {
-			t.Errorf("MapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := mapFinishReason(wire); got != want {
+			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
 
-// TestNormalizeResponse checks complete response objects and cache stats.
-func TestNormalizeResponse(t *testing.T) {
-	tr := &transport{ep: providers.Endpoint{Provider: "openai"}}
+// TestNormalize checks complete response objects.
+func TestNormalize(t *testing.T) {
 	body := []byte(`{"id":"resp_1","object":"response","status":"completed","model":"gpt-5",` +
 		`"output":[{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Think."}],"encrypted_content":"enc"},` +
 		`{"id":"fc_1","type":"function_call","call_id":"call_1","name":"ls","arguments":"{\"dir\":\".\"}","status":"completed"}],` +
 		`"usage":{"input_tokens":100,"input_tokens_details":{"cached_tokens":60},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":5}}}`)
-	for _, raw := range []any{body, json.RawMessage(body)} {
-		resp, err := tr.NormalizeResponse(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []providers.ToolCall{{ID: "call_1", Name: "ls", Arguments: `{"dir":"."}`}}
-		if resp.Reasoning != "Think." || !reflect.DeepEqual(resp.ToolCalls, want) || resp.FinishReason != "tool_calls" ||
-			resp.Usage != (providers.Usage{InputTokens: 40, OutputTokens: 7, CacheReadTokens: 60, ReasoningTokens: 5}) {
-			t.Errorf("%T: %+v", raw, resp)
-		}
-		if r, ok := parseReplay(resp.ReasoningReplay); !ok || len(r.Items) != 1 {
-			t.Errorf("replay %s", resp.ReasoningReplay)
-		}
-		if r, w := tr.CacheStats(raw); r != 60 || w != 0 {
-			t.Errorf("CacheStats = %d, %d", r, w)
-		}
+	resp, err := normalize(body, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []any{"{}", []byte(`{}`), []byte(`{"status":"failed","error":{"code":"server_error","message":"x"}}`)} {
-		if _, err := tr.NormalizeResponse(bad); err == nil {
-			t.Errorf("NormalizeResponse accepted %v", bad)
+	want := []providers.ToolCall{{ID: "call_1", Name: "ls", Arguments: `{"dir":"."}`}}
+	if resp.Reasoning != "Think." || !reflect.DeepEqual(resp.ToolCalls, want) || resp.FinishReason != "tool_calls" ||
+		resp.Usage != (providers.Usage{InputTokens: 40, OutputTokens: 7, CacheReadTokens: 60, ReasoningTokens: 5}) {
+		t.Errorf("%+v", resp)
+	}
+	if r, ok := parseReplay(resp.ReasoningReplay); !ok || len(r.Items) != 1 {
+		t.Errorf("replay %s", resp.ReasoningReplay)
+	}
+	for _, bad := range []string{"{}", `[]`, `{"status":"failed","error":{"code":"server_error","message":"x"}}`} {
+		if _, err := normalize([]byte(bad), nil); err == nil {
+			t.Errorf("normalize accepted %s", bad)
 		}
-	}
-	if r, w := tr.CacheStats(3); r != 0 || w != 0 {
-		t.Error("CacheStats of garbage")
-	}
-	if err := tr.ValidateResponse(&providers.Response{}); err == nil {
-		t.Error("ValidateResponse accepted an empty response")
 	}
 }

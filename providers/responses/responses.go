@@ -41,13 +41,8 @@ type transport struct {
 	client *http.Client
 }
 
-// Compile-time checks of the optional interfaces.
-var (
-	_ providers.Transport           = (*transport)(nil)
-	_ providers.ResponseValidator   = (*transport)(nil)
-	_ providers.FinishReasonMapper  = (*transport)(nil)
-	_ providers.CacheStatsExtractor = (*transport)(nil)
-)
+// The wire implements providers.Transport.
+var _ providers.Transport = (*transport)(nil)
 
 // New builds a codex_responses transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means the OpenAI API (https://api.openai.com/v1);
@@ -70,6 +65,3 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 	}
 	return &transport{ep: ep, url: base + "/responses", client: hc}, nil
 }
-
-// APIMode returns "codex_responses".
-func (t *transport) APIMode() string { return APIMode }

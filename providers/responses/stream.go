@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,16 +12,6 @@ import (
 	"talaria/providers"
 	"talaria/providers/sse"
 )
-
-// Limits on what is read into memory outside the event stream.
-const (
-	maxPlainBody   = 64 << 20 // a 2xx JSON body answering a stream request
-	maxBodyInError = 4 << 10  // an undecodable event quoted in an error
-)
-
-// ErrEmptyResponse is wrapped by ValidateResponse when a response carries
-// nothing at all: no content, no tool calls, no reasoning, no status.
-var ErrEmptyResponse = errors.New("empty response")
 
 // Stream posts req to {base}/responses with "stream": true and assembles
 // the answer, calling onDelta (when non-nil) for output text, reasoning
@@ -37,29 +26,18 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: "cannot encode the request: " + err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(raw))
-	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if t.ep.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+t.ep.APIKey)
-	}
-	res, err := t.client.Do(hreq)
-	if err != nil {
-		return nil, providers.SendError(ctx, t.ep.Provider, t.url, err, "check that the server is running and base_url is right")
+	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
+		"check that the server is running and base_url is right", body,
+		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
+	if e != nil {
+		return nil, e
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode >= 300 {
 		return nil, t.httpError(ctx, res)
 	}
-	br := bufio.NewReaderSize(res.Body, 64<<10)
-	if !sse.IsEventStream(res.Header.Get("Content-Type")) && !sse.LooksLikeStream(br) {
+	br, stream := sse.Open(res)
+	if !stream {
 		return t.plainResponse(res, br, onDelta)
 	}
 	return t.readStream(ctx, res.Header, br, onDelta)
@@ -76,7 +54,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			break
 		}
 		if err != nil {
-			return a.response(), providers.MidStreamError(t.ep.Provider, h, "reading the stream failed: "+err.Error()+"; retry the request", providers.WithContext(ctx, err))
+			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
@@ -88,13 +66,13 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		ev = event{}
 		if err := json.Unmarshal(data, &ev); err != nil {
 			if string(name) == "error" {
-				return a.response(), t.eventError(h, data, &ev)
+				return a.response(), t.eventError(h, data)
 			}
 			if !handled(data) {
 				continue // an event of a kind this transport does not read
 			}
 			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
-			e.Body = providers.TruncateBody(data, maxBodyInError)
+			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
 			return a.response(), e
 		}
 		if ev.Type == "" {
@@ -102,11 +80,11 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		}
 		switch ev.Type {
 		case "error":
-			return a.response(), t.eventError(h, data, &ev)
+			return a.response(), t.eventError(h, data)
 		case "response.failed":
 			a.setResponse(ev.Response)
 			a.status = "failed"
-			return a.response(), t.failedError(h, data, ev.Response)
+			return a.response(), t.failedError(h, data)
 		}
 		a.add(&ev)
 	}
@@ -144,21 +122,18 @@ func handled(data []byte) bool {
 // than a stream: an error object, or a complete response from a server that
 // ignored "stream": true.
 func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxPlainBody))
+	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
 	if err != nil {
 		return nil, providers.MidStreamError(t.ep.Provider, res.Header, "reading the response failed: "+err.Error(), err)
 	}
-	if f, ok := parseErrorBody(raw); ok {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body: string(raw), Message: f.Message, Type: f.Type, Code: f.Code,
-		}
+	if e := (&providers.APIError{Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header}); providers.FillError(e, raw) {
+		return nil, e
 	}
 	resp, err := normalize(raw, onDelta)
 	if err != nil {
 		return nil, &providers.APIError{
 			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body:    providers.TruncateBody(raw, maxBodyInError),
+			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
 			Message: providers.SummarizePage(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
 			Err:     err,
 		}
@@ -175,8 +150,8 @@ func normalize(raw []byte, onDelta func(providers.Delta)) (*providers.Response, 
 	if r.Status == "" && len(r.Output) == 0 {
 		return nil, errors.New("not a response object: no status, no output")
 	}
-	if r.Status == "failed" && r.Error != nil {
-		return nil, fmt.Errorf("response failed: %s", r.Error.Message)
+	if eb, failed := providers.ParseErrorBody(raw); r.Status == "failed" && failed {
+		return nil, fmt.Errorf("response failed: %s", eb.Message)
 	}
 	a := newAssembler(onDelta)
 	a.setResponse(&r)
@@ -185,50 +160,4 @@ func normalize(raw []byte, onDelta func(providers.Delta)) (*providers.Response, 
 	}
 	a.terminal = true
 	return a.response(), nil
-}
-
-// NormalizeResponse turns a complete (non-streamed) response object into a
-// Response; raw is its JSON as []byte or json.RawMessage.
-func (t *transport) NormalizeResponse(raw any) (*providers.Response, error) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return nil, err
-	}
-	return normalize(body, nil)
-}
-
-// CacheStats returns the prompt-cache reads (input_tokens_details.
-// cached_tokens) of a complete response, given as for NormalizeResponse.
-// The Responses API reports no cache writes.
-func (t *transport) CacheStats(raw any) (read, write int) {
-	body, err := responseJSON(raw)
-	if err != nil {
-		return 0, 0
-	}
-	var r wireResponse
-	if json.Unmarshal(body, &r) != nil {
-		return 0, 0
-	}
-	return r.Usage.cached(), 0
-}
-
-// ValidateResponse rejects a response that carries nothing at all (no
-// content, tool calls, reasoning or finish reason); the error wraps
-// ErrEmptyResponse.
-func (t *transport) ValidateResponse(r *providers.Response) error {
-	if r.Empty() {
-		return fmt.Errorf("%s: %w: no content, tool calls, reasoning or status; retry the request", t.ep.Provider, ErrEmptyResponse)
-	}
-	return nil
-}
-
-func responseJSON(raw any) ([]byte, error) {
-	switch v := raw.(type) {
-	case []byte:
-		return v, nil
-	case json.RawMessage:
-		return v, nil
-	default:
-		return nil, fmt.Errorf("cannot normalize %T: want the response object's JSON ([]byte or json.RawMessage)", raw)
-	}
 }

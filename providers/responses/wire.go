@@ -1,9 +1,7 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
-	"strconv"
 )
 
 // event is one streamed event, decoded with only the fields this transport
@@ -17,10 +15,6 @@ type event struct {
 	Arguments    string          `json:"arguments"`
 	Item         json.RawMessage `json:"item"`
 	Response     *wireResponse   `json:"response"`
-	// The fields of an "error" event: flat (SDK type) or nested in Error.
-	Code    json.RawMessage `json:"code"`
-	Message string          `json:"message"`
-	Error   *wireError      `json:"error"`
 }
 
 // wireResponse is the response object of response.created,
@@ -34,7 +28,6 @@ type wireResponse struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Error *wireError `json:"error"`
 	Usage *wireUsage `json:"usage"`
 }
 
@@ -74,73 +67,6 @@ func (u *wireUsage) cached() int {
 		return 0
 	}
 	return u.InputTokensDetails.CachedTokens
-}
-
-// wireError is an error object: {"type","code","message","param"}; code
-// may be a string, a number or null.
-type wireError struct {
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"`
-	Message string          `json:"message"`
-}
-
-// errorFields is what can be read from an error object.
-type errorFields struct {
-	Message, Type, Code string
-}
-
-func (e *wireError) fields() errorFields {
-	return errorFields{Message: e.Message, Type: e.Type, Code: codeString(e.Code)}
-}
-
-// parseErrorBody reads an error body: {"error":{…}} (OpenAI and compatible
-// servers), {"error":"msg"}, or a JSON array of those (Gemini). ok is false
-// when the body is none of these.
-func parseErrorBody(body []byte) (f errorFields, ok bool) {
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		var arr []json.RawMessage
-		if json.Unmarshal(body, &arr) != nil || len(arr) == 0 {
-			return f, false
-		}
-		body = arr[0]
-	}
-	var top struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &top) != nil {
-		return f, false
-	}
-	raw := bytes.TrimSpace(top.Error)
-	switch {
-	case len(raw) > 0 && raw[0] == '{':
-		var e wireError
-		if json.Unmarshal(raw, &e) != nil {
-			return f, false
-		}
-		return e.fields(), true
-	case len(raw) > 0 && raw[0] == '"':
-		return f, json.Unmarshal(raw, &f.Message) == nil
-	}
-	return f, false
-}
-
-// codeString stringifies an error code that may be a string, a number or
-// null.
-func codeString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return ""
-	case raw[0] == '"':
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	}
-	if n, err := strconv.ParseFloat(string(raw), 64); err == nil && n == float64(int64(n)) {
-		return strconv.FormatInt(int64(n), 10)
-	}
-	return string(raw)
 }
 
 // replay is the ReasoningReplay this transport writes: the reasoning items

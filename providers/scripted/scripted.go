@@ -13,9 +13,6 @@ import (
 	"talaria/providers"
 )
 
-// APIMode is the registry key of the scripted transport.
-const APIMode = "scripted"
-
 // Reply is one scripted model answer, or an error.
 type Reply struct {
 	// Err, when set, is returned instead of a response (e.g. a 429).
@@ -43,24 +40,6 @@ type Transport struct {
 // New returns a scripted transport streaming one word per delay.
 func New(script Script, delay time.Duration) *Transport {
 	return &Transport{script: script, delay: delay}
-}
-
-// APIMode implements providers.Transport.
-func (t *Transport) APIMode() string { return APIMode }
-
-// ConvertMessages implements providers.Transport (identity).
-func (t *Transport) ConvertMessages(m []providers.Message) (any, error) { return m, nil }
-
-// ConvertTools implements providers.Transport (identity).
-func (t *Transport) ConvertTools(s []providers.ToolSpec) (any, error) { return s, nil }
-
-// BuildRequest implements providers.Transport (identity).
-func (t *Transport) BuildRequest(r providers.Request) (any, error) { return r, nil }
-
-// NormalizeResponse implements providers.Transport for a *providers.Response.
-func (t *Transport) NormalizeResponse(raw any) (*providers.Response, error) {
-	r, _ := raw.(*providers.Response)
-	return r, nil
 }
 
 // Stream asks the script for the next reply and streams it.

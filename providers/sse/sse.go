@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net/http"
 )
 
 // MaxEventSize bounds one event's data; a larger event is an error rather
@@ -29,6 +30,7 @@ type Reader struct {
 	name []byte
 	data []byte
 	long []byte // a line longer than the buffer, put together
+	cut  bool   // the last event returned ended with the body, not a blank line
 }
 
 // NewReader returns a Reader over r, read through a 64 KiB buffer.
@@ -40,11 +42,13 @@ func NewReader(r io.Reader) *Reader {
 // It returns io.EOF once the body is used up.
 func (r *Reader) Next() (name, data []byte, err error) {
 	r.name, r.data = r.name[:0], r.data[:0]
+	r.cut = false
 	hasData := false
 	for {
 		line, err := r.readLine()
 		if err != nil {
 			if err == io.EOF && hasData {
+				r.cut = true
 				return r.name, r.data, nil
 			}
 			return nil, nil, err
@@ -79,6 +83,11 @@ func (r *Reader) Next() (name, data []byte, err error) {
 	}
 }
 
+// Cut reports whether the event Next returned last was ended by the end of
+// the body rather than by a blank line: the stream may have been cut inside
+// it.
+func (r *Reader) Cut() bool { return r.cut }
+
 // readLine returns one line without its line ending. A last line without
 // one is returned before io.EOF.
 func (r *Reader) readLine() ([]byte, error) {
@@ -99,6 +108,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	return bytes.TrimSuffix(line, []byte{'\r'}), nil
+}
+
+// Open wraps the body of res, a 2xx answer, in a 64 KiB buffered reader and
+// reports whether it is an event stream: its Content-Type says
+// text/event-stream, or its first bytes look like one (LooksLikeStream).
+// Otherwise it is a whole document (a JSON answer, an error object, a
+// page) for the caller to read from br.
+func Open(res *http.Response) (br *bufio.Reader, stream bool) {
+	br = bufio.NewReaderSize(res.Body, 64<<10)
+	return br, IsEventStream(res.Header.Get("Content-Type")) || LooksLikeStream(br)
 }
 
 // IsEventStream reports whether a Content-Type header value names

@@ -122,3 +122,19 @@ func TestLooksLikeStream(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderCut checks that an event ended by the end of the body, not a
+// blank line, is returned and reported as possibly cut, and that a
+// complete event is not.
+func TestReaderCut(t *testing.T) {
+	r := NewReader(strings.NewReader("data: {\"a\":1}\n\ndata: {\"b\":"))
+	if _, d, err := r.Next(); err != nil || string(d) != `{"a":1}` || r.Cut() {
+		t.Fatalf("first event %q, %v, cut %v", d, err, r.Cut())
+	}
+	if _, d, err := r.Next(); err != nil || string(d) != `{"b":` || !r.Cut() {
+		t.Fatalf("last event %q, %v, cut %v; want the partial data, reported cut", d, err, r.Cut())
+	}
+	if _, _, err := r.Next(); err != io.EOF || r.Cut() {
+		t.Fatalf("after the end: %v, cut %v", err, r.Cut())
+	}
+}

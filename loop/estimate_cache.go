@@ -1,0 +1,93 @@
+package loop
+
+import (
+	"bytes"
+	"sync"
+
+	"talaria/loop/compress"
+	"talaria/providers"
+)
+
+// estimateCache makes compress.Estimate incremental: it keeps each
+// message's token estimate, by position, with the fields it was counted
+// from, so a call re-counts only the messages that are new or changed
+// (edited, compacted away, shifted) instead of the whole history. Strings
+// that share their bytes compare in O(1), so checking the history the
+// loop hands back unchanged costs almost nothing. The result is always
+// exactly compress.Estimate's.
+type estimateCache struct {
+	mu      sync.Mutex
+	entries []estimateEntry
+	priming int // compress.Estimate's fixed cost of a non-empty message list
+}
+
+// estimateEntry is one counted message; src holds copies of what a caller
+// could change in place (the tool-call slice and the replay bytes).
+type estimateEntry struct {
+	src    providers.Message
+	tokens int
+	valid  bool
+}
+
+// estimate returns compress.Estimate(msgs, tools).
+func (c *estimateCache) estimate(msgs []providers.Message, tools []providers.ToolSpec) int {
+	n := compress.Estimate(nil, tools)
+	if len(msgs) == 0 {
+		return n
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.priming == 0 {
+		one := []providers.Message{{}}
+		c.priming = compress.Estimate(one, nil) - compress.MessageTokens(&one[0])
+	}
+	if cap(c.entries) < len(msgs) {
+		grown := make([]estimateEntry, len(c.entries), len(msgs))
+		copy(grown, c.entries)
+		c.entries = grown
+	}
+	if len(msgs) < len(c.entries) {
+		clear(c.entries[len(msgs):]) // a shorter history frees what it dropped
+	}
+	c.entries = c.entries[:len(msgs)]
+	for i := range msgs {
+		m, e := &msgs[i], &c.entries[i]
+		if !e.valid || !sameCount(&e.src, m) {
+			*e = estimateEntry{src: countedFields(m), tokens: compress.MessageTokens(m), valid: true}
+		}
+		n += e.tokens
+	}
+	return n + c.priming
+}
+
+// sameCount reports whether two messages have the same estimate inputs:
+// content, reasoning and whether replay data is present, the tool calls'
+// names, arguments and ids, and the tool_call_id answered.
+func sameCount(a, b *providers.Message) bool {
+	if a.Content != b.Content || a.Reasoning != b.Reasoning || a.ToolCallID != b.ToolCallID ||
+		(len(a.ReasoningReplay) > 0) != (len(b.ReasoningReplay) > 0) || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		x, y := &a.ToolCalls[i], &b.ToolCalls[i]
+		if x.ID != y.ID || x.Name != y.Name || x.Arguments != y.Arguments {
+			return false
+		}
+	}
+	return true
+}
+
+// countedFields copies the estimate inputs of m.
+func countedFields(m *providers.Message) providers.Message {
+	s := providers.Message{Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
+	if len(m.ReasoningReplay) > 0 {
+		s.ReasoningReplay = bytes.Clone(m.ReasoningReplay[:1])
+	}
+	if len(m.ToolCalls) > 0 {
+		s.ToolCalls = make([]providers.ToolCall, len(m.ToolCalls))
+		for i, tc := range m.ToolCalls {
+			s.ToolCalls[i] = providers.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
+		}
+	}
+	return s
+}

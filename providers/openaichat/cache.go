@@ -1,0 +1,113 @@
+package openaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"talaria/providers"
+)
+
+// msgCache keeps the wire bytes of each message of the last request, by
+// position, together with the fields it was encoded from. A message that
+// is the same on the next call (the history only grows) reuses its bytes;
+// one that changed (edited, compressed away, shifted) is encoded again.
+// Comparing strings that share their bytes is O(1), so a lookup costs
+// almost nothing for the history the loop hands back unchanged.
+type msgCache struct {
+	mu      sync.Mutex
+	entries []cacheEntry
+}
+
+// cacheEntry is one encoded message. src holds copies of the tool-call
+// slice and extras, so that a change made in place to the caller's message
+// is seen as a change.
+type cacheEntry struct {
+	src   providers.Message
+	extra bool
+	raw   []byte // nil for a message that is not sent
+	skip  bool
+}
+
+// sameWire reports whether two messages encode the same on this wire
+// (only the fields it sends).
+func sameWire(a, b *providers.Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		x, y := &a.ToolCalls[i], &b.ToolCalls[i]
+		if x.ID != y.ID || x.Name != y.Name || x.Arguments != y.Arguments || !bytes.Equal(x.Extra, y.Extra) {
+			return false
+		}
+	}
+	return true
+}
+
+// snapshot copies the wire fields of m that a caller could change in place.
+func snapshot(m *providers.Message) providers.Message {
+	s := providers.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	if len(m.ToolCalls) > 0 {
+		s.ToolCalls = make([]providers.ToolCall, len(m.ToolCalls))
+		for i, tc := range m.ToolCalls {
+			s.ToolCalls[i] = providers.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, Extra: bytes.Clone(tc.Extra)}
+		}
+	}
+	return s
+}
+
+// assemble writes {"messages":[m1,m2,…], followed by the fields of head (a
+// JSON object), encoding only the messages the cache does not hold.
+func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byte) ([]byte, error) {
+	if len(head) < 2 || head[0] != '{' {
+		return nil, fmt.Errorf("encode the request: head %q is not a JSON object", head)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cap(c.entries) < len(msgs) {
+		grown := make([]cacheEntry, len(c.entries), len(msgs))
+		copy(grown, c.entries)
+		c.entries = grown
+	}
+	if len(msgs) < len(c.entries) {
+		clear(c.entries[len(msgs):]) // a shorter history frees what it dropped
+	}
+	c.entries = c.entries[:len(msgs)]
+	size := len(head) + 16
+	for i := range msgs {
+		m, e := &msgs[i], &c.entries[i]
+		if e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m) {
+			v, skip, err := toWire(i, m, withExtra)
+			if err != nil {
+				e.raw, e.skip = nil, false
+				return nil, err
+			}
+			e.src, e.extra, e.skip, e.raw = snapshot(m), withExtra, skip, nil
+			if !skip {
+				if e.raw, err = json.Marshal(v); err != nil {
+					return nil, fmt.Errorf("message %d: %w", i, err)
+				}
+			}
+		}
+		size += len(e.raw) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"messages":[`...)
+	first := true
+	for i := range c.entries {
+		if c.entries[i].skip {
+			continue
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = append(out, c.entries[i].raw...)
+	}
+	out = append(out, ']')
+	if len(head) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, head[1:]...), nil
+}
