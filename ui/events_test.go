@@ -238,10 +238,6 @@ func TestStartErrorShown(t *testing.T) {
 	contains(t, h.screen(), "The turn did not start: a turn is already running")
 }
 
-type errString string
-
-func (e errString) Error() string { return string(e) }
-
 func TestOldTurnEventsIgnored(t *testing.T) {
 	h := newHarness(t)
 	h.events(turnStarted(1, "one"), turnStarted(2, "two"))
