@@ -22,8 +22,7 @@ func (t *turn) epilogue() Result {
 	t.step("budget summary", t.budgetSummary)
 	t.step("drop scaffolding", t.dropScaffolding)
 	t.step("close dangling tool calls", t.closeDangling)
-	t.step("persist", t.flush)
-	t.step("usage", t.saveUsage)
+	t.step("persist", t.saveEnd)
 	if t.exit.IsZero() {
 		t.exit = ExitUnknown.Exit()
 	}
@@ -127,6 +126,30 @@ func (t *turn) closeDangling() {
 	}
 	add = append(add, providers.Message{Role: providers.RoleAssistant, Content: closing})
 	t.append(add...)
+}
+
+// turnEndSaver is a Store that saves a turn's last messages and its usage
+// in one transaction: one commit (two fsyncs) at the end of a turn
+// instead of one per record.
+type turnEndSaver interface {
+	SaveTurnEnd(sessionID string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
+}
+
+// saveEnd persists the turn's unsaved messages and its usage.
+func (t *turn) saveEnd() {
+	ts, ok := t.a.opts.Store.(turnEndSaver)
+	if !ok {
+		t.flush()
+		t.saveUsage()
+		return
+	}
+	pending := t.takePending()
+	if len(pending) == 0 && t.apiCalls == 0 {
+		return
+	}
+	if err := ts.SaveTurnEnd(t.a.opts.SessionID, pending, t.apiCalls, t.usage, t.cost); err != nil {
+		t.addCleanup(fmt.Sprintf("saving messages and usage: %v", err))
+	}
 }
 
 // costRecorder is a Store that also keeps an estimated cost.

@@ -255,11 +255,25 @@ func (t *turn) request(withTools bool) providers.Request {
 	return req
 }
 
-// flush persists history[saved:], skipping scaffolding. A store failure is
-// recorded and the turn goes on: the answer matters more than the record.
+// flush persists history[saved:], skipping scaffolding, in one
+// transaction. A store failure is recorded and the turn goes on: the
+// answer matters more than the record.
 func (t *turn) flush() {
 	st := t.a.opts.Store
+	pending := t.takePending()
+	if st == nil || len(pending) == 0 {
+		return
+	}
+	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
+		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+	}
+}
+
+// takePending returns history[saved:] without scaffolding and counts it
+// as saved.
+func (t *turn) takePending() []providers.Message {
 	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
 	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
 	for _, m := range t.a.history[t.saved:] {
 		if !m.Flag(flagScaffold) {
@@ -267,13 +281,7 @@ func (t *turn) flush() {
 		}
 	}
 	t.saved = len(t.a.history)
-	t.a.mu.Unlock()
-	if st == nil || len(pending) == 0 {
-		return
-	}
-	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
-		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
-	}
+	return pending
 }
 
 func (t *turn) addCleanup(s string) {
