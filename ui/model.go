@@ -264,7 +264,7 @@ func (m *Model) applyTheme() {
 	}
 	m.look.theme = t
 	m.look.st = t.Styles()
-	m.look.md = newMarkdown(t.Glamour())
+	m.look.md = lazyMarkdown(t.Glamour)
 	m.look.gen++
 	m.comp.setStyles(m.look.st, t.Dark)
 	m.trDirty, m.chromeDirty = true, true
