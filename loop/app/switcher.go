@@ -155,12 +155,16 @@ func (w *Switcher) SetModel(ctx context.Context, spec string) (config.Backend, e
 	if err != nil {
 		return config.Backend{}, err
 	}
-	err = s.Agent.SetBackend(loop.BackendChange{Chain: chain, NewTransport: NewTransport,
-		Provider: backend.Provider, Model: backend.Model, MaxTokens: backend.MaxTokens})
+	change := loop.BackendChange{Chain: chain, NewTransport: NewTransport,
+		Provider: backend.Provider, Model: backend.Model, MaxTokens: backend.MaxTokens}
+	err = s.Agent.SetBackend(change)
 	if errors.Is(err, loop.ErrBusy) {
 		return config.Backend{}, fmt.Errorf("a turn is running: /stop it first")
 	} else if err != nil {
 		return config.Backend{}, err
+	}
+	if s.tools != nil {
+		s.tools.retarget(change, s.Agent.SystemPrompt())
 	}
 	backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	w.mu.Lock()
