@@ -475,3 +475,39 @@ func TestEventChannel(t *testing.T) {
 		t.Fatal("sink blocked after the screen went away")
 	}
 }
+
+// ctxAgent keeps the context its turn was started with.
+type ctxAgent struct {
+	fakeAgent
+	ctx chan context.Context
+}
+
+func (a *ctxAgent) Start(ctx context.Context, input string) error {
+	a.ctx <- ctx
+	return nil
+}
+
+// The context given to Run (here to the model Run builds) reaches the
+// turns: cancelling it cancels a running turn's context.
+func TestRunContextReachesTurns(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	a := &ctxAgent{ctx: make(chan context.Context, 1)}
+	m := newModel(parent, Options{Agent: a, NoColor: true})
+	defer m.shutdown()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, r := range "go" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	execCmd(cmd)
+	turnCtx := <-a.ctx
+	if turnCtx.Err() != nil {
+		t.Fatal("the turn's context ended at once")
+	}
+	cancel()
+	select {
+	case <-turnCtx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling Run's context did not reach the turn")
+	}
+}
