@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -313,17 +312,23 @@ func tui(o *options, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dialogs := ui.NewDialogs()
-	w := &tuiWiring{flags: o.flags, ctx: ctx}
-	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
-	first, err := w.open(o.demo)
+	f := o.flags
+	f.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
+	events, sink := ui.EventChannel(ctx, 0)
+	w := app.NewSwitcher(ctx, f, sink)
+	var first *app.Session
+	if o.demo {
+		first, err = w.OpenDemo()
+	} else {
+		first, err = w.Open()
+	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs}
+		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs}
 	switch {
 	case err == nil:
-		opts.Agent, opts.Events = first.Agent, first.Events
-		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Provider, first.Model, first.ID, w.cur.Cwd
-		opts.History, opts.Notice = first.History, w.cur.Notice
-		opts.ContextLength = w.cur.Backend.ContextLength
+		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
+		opts.History, opts.Notice = first.Agent.History(), first.Notice
+		opts.ContextLength = first.Backend.ContextLength
 		if o.demo {
 			opts.InitialPrompt = app.DemoPrompt
 			opts.MaxIterations = 8
@@ -335,120 +340,54 @@ func tui(o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage
 	}
-	defer func() {
-		// Quitting interrupts a running turn; let its epilogue save the
-		// step in flight before the session closes (a bounded wait).
-		if a := w.agent.get(); a != nil {
-			for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-		if w.cur != nil {
-			w.cur.Close()
-		}
-	}()
-	if err := ui.Run(ctx, opts); err != nil {
+	err = ui.Run(ctx, opts)
+	// Nobody drains the events any more: the sink drops them from here on,
+	// while quitting interrupts a running turn and waits (bounded) for its
+	// epilogue to save the step in flight before the session closes.
+	cancel()
+	w.Close()
+	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
 	return 0
 }
 
-// tuiWiring opens sessions for the screen and answers its slash commands.
-// The screen holds one agent, a switcher, so /model can move the session
-// to another backend without the screen noticing.
-type tuiWiring struct {
-	flags app.Flags
-	ctx   context.Context
-	sink  loop.Sink
-	ev    <-chan loop.Event
-	agent switchAgent
-	cur   *app.Session
+// screenSession is what the screen shows of a session it switched to.
+func screenSession(s *app.Session) ui.Session {
+	return ui.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
 }
 
-// switchAgent forwards to the agent of the current session.
-type switchAgent struct {
-	mu sync.Mutex
-	a  *loop.Agent
-}
-
-func (s *switchAgent) get() *loop.Agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.a
-}
-
-func (s *switchAgent) set(a *loop.Agent) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.a = a
-}
-
-// Run implements ui.Agent.
-func (s *switchAgent) Run(ctx context.Context, input string) error {
-	_, err := s.get().Run(ctx, input)
-	return err
-}
-
-// Steer implements ui.Agent.
-func (s *switchAgent) Steer(text string) { s.get().Steer(text) }
-
-// Interrupt implements ui.Agent.
-func (s *switchAgent) Interrupt() { s.get().Interrupt() }
-
-// open starts the first session (or the tour).
-func (w *tuiWiring) open(demo bool) (ui.Session, error) {
-	w.ev, w.sink = ui.EventChannel(w.ctx, 0)
-	if demo {
-		s, err := app.OpenDemo(w.flags, w.sink)
-		if err != nil {
-			return ui.Session{}, err
+// tuiCommands answers the screen's slash commands through the switcher,
+// the one owner of the current session.
+func tuiCommands(w *app.Switcher) ui.Commands {
+	store := func() (*persist.Store, error) {
+		if s := w.Current(); s != nil && s.Store != nil {
+			return s.Store, nil
 		}
-		return w.adopt(s), nil
+		return nil, fmt.Errorf("no session store in this mode")
 	}
-	return w.switchTo(w.flags)
-}
-
-// switchTo opens a session with flags f and makes it current. It refuses
-// while the current session runs a turn.
-func (w *tuiWiring) switchTo(f app.Flags) (ui.Session, error) {
-	if a := w.agent.get(); a != nil && a.Busy() {
-		return ui.Session{}, fmt.Errorf("a turn is running: /stop it first")
-	}
-	s, err := app.Open(w.ctx, f, w.sink)
-	if err != nil {
-		return ui.Session{}, err
-	}
-	return w.adopt(s), nil
-}
-
-func (w *tuiWiring) adopt(s *app.Session) ui.Session {
-	if w.cur != nil {
-		w.cur.Close()
-	}
-	w.cur = s
-	w.agent.set(s.Agent)
-	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
-	return ui.Session{Agent: &w.agent, Events: w.ev, ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
-}
-
-func (w *tuiWiring) commands() ui.Commands {
 	return ui.Commands{
 		New: func(context.Context) (ui.Session, error) {
-			f := w.flags
-			f.Continue, f.Resume = false, ""
-			return w.switchTo(f)
+			s, err := w.New()
+			if err != nil {
+				return ui.Session{}, err
+			}
+			return screenSession(s), nil
 		},
 		Resume: func(_ context.Context, id string) (ui.Session, error) {
-			f := w.flags
-			f.Resume, f.Continue = id, id == ""
-			return w.switchTo(f)
+			s, err := w.Resume(id)
+			if err != nil {
+				return ui.Session{}, err
+			}
+			return screenSession(s), nil
 		},
 		Sessions: func(context.Context) ([]ui.SessionInfo, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return nil, fmt.Errorf("no session store in this mode")
+			st, err := store()
+			if err != nil {
+				return nil, err
 			}
-			list, err := w.cur.Store.ListSessions()
+			list, err := st.ListSessions()
 			out := make([]ui.SessionInfo, len(list))
 			for i, s := range list {
 				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.MessageCount}
@@ -456,14 +395,15 @@ func (w *tuiWiring) commands() ui.Commands {
 			return out, err
 		},
 		Search: func(ctx context.Context, query string) ([]ui.SessionInfo, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return nil, fmt.Errorf("no session store in this mode")
+			st, err := store()
+			if err != nil {
+				return nil, err
 			}
 			// The picker searches as you type: the last word is a prefix.
 			if r, _ := utf8.DecodeLastRuneInString(query); unicode.IsLetter(r) || unicode.IsDigit(r) {
 				query += "*"
 			}
-			hits, err := w.cur.Store.SearchSessions(ctx, query, 30, "")
+			hits, err := st.SearchSessions(ctx, query, 30, "")
 			out := make([]ui.SessionInfo, 0, len(hits))
 			for _, h := range hits {
 				out = append(out, ui.SessionInfo{ID: h.SessionID, Title: h.Title, Updated: h.When, Snippet: h.Snippet})
@@ -473,20 +413,11 @@ func (w *tuiWiring) commands() ui.Commands {
 		Compress: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 			defer cancel()
-			return w.agent.get().Compress(ctx, "")
+			return w.Compress(ctx, "")
 		},
-		Model: func(_ context.Context, spec string) (string, string, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return "", "", fmt.Errorf("no session to switch")
-			}
-			f := w.flags
-			f.Resume, f.Continue = w.cur.Record.ID, false
-			f.Overrides.Model = spec
-			if p, name, ok := strings.Cut(spec, "/"); ok && slices.Contains(config.Providers(), p) {
-				f.Overrides.Provider, f.Overrides.Model = p, name
-			}
-			s, err := w.switchTo(f)
-			return s.Provider, s.Model, err
+		Model: func(ctx context.Context, spec string) (string, string, error) {
+			b, err := w.SetModel(ctx, spec)
+			return b.Provider, b.Model, err
 		},
 	}
 }

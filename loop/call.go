@@ -244,13 +244,13 @@ func (t *turn) onDelta(d providers.Delta) {
 // callFailed ends the loop after a call that could not be completed.
 func (t *turn) callFailed(resp *providers.Response, err error) {
 	if t.stopped() {
-		t.exit = ExitInterruptedDuringAPI
+		t.exit = ExitInterruptedDuringAPI.Exit()
 		return
 	}
 	t.lastErr = err
 	var ce *callError
 	if errors.As(err, &ce) && ce.class.Reason == providers.ReasonContentPolicyBlocked {
-		t.exit = ExitContentPolicyBlocked
+		t.exit = ExitContentPolicyBlocked.Exit()
 		t.final = "The provider blocked this request under its content policy: " + firstLine(ce.err.Error())
 		return
 	}
@@ -263,7 +263,7 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		msg.ToolCalls, msg.FinishReason = nil, providers.FinishError
 		t.append(msg)
 		t.final = msg.Content
-		t.exit = ExitPartialStreamRecovery
+		t.exit = ExitPartialStreamRecovery.Exit()
 		return
 	}
 	if neverSent(err) {
@@ -273,7 +273,7 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 	if ce != nil && ce.class.Reason == providers.ReasonBilling {
 		t.final = billingMessage(ce)
 	}
-	t.exit = ExitRetriesExhausted
+	t.exit = ExitRetriesExhausted.Exit()
 	if max := t.a.opts.MaxIterations; max > 1 && t.apiCalls >= max-1 {
 		reason := "unknown"
 		if errors.As(err, &ce) {

@@ -86,7 +86,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	if run.halt == nil {
 		return false
 	}
-	t.exit = ExitGuardrailHalt
+	t.exit = ExitGuardrailHalt.Exit()
 	t.final = tools.GuardrailHaltResponse(*run.halt)
 	t.append(providers.Message{Role: providers.RoleAssistant, Content: t.final})
 	return true
@@ -203,7 +203,7 @@ func (t *turn) checkMalformed(calls []providers.ToolCall) bool {
 	if t.malformed < maxMalformedBatches {
 		return false
 	}
-	t.exit = ExitInvalidToolCalls
+	t.exit = ExitInvalidToolCalls.Exit()
 	t.final = fmt.Sprintf("Stopped: the model sent invalid tool calls %d times in a row (last: %s).", t.malformed, strings.Join(bad, "; "))
 	return true
 }

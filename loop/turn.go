@@ -36,7 +36,8 @@ type turn struct {
 	apiCalls  int
 	toolTurns int
 	usage     providers.Usage
-	exit      string
+	cost      float64 // estimated USD, each call priced at its own model
+	exit      Exit
 	final     string
 	completed bool
 	lastErr   error
@@ -131,7 +132,7 @@ func (t *turn) loop() {
 	// call back, as Hermes's api_call_count − 1 does.
 	for t.budget.Remaining() > 0 {
 		if t.stopped() {
-			t.exit = ExitInterruptedByUser
+			t.exit = ExitInterruptedByUser.Exit()
 			return
 		}
 		t.budget.Consume()
@@ -157,21 +158,21 @@ func (t *turn) loop() {
 		}
 	}
 	switch {
-	case t.exit != "":
+	case !t.exit.IsZero():
 	case t.stopped():
-		t.exit = ExitInterruptedByUser
+		t.exit = ExitInterruptedByUser.Exit()
 	case t.apiCalls > max:
 		// Refunds let more calls run than max_iterations; say how many.
 		t.exit = ExitMaxIterations(t.apiCalls, max)
 	default:
-		t.exit = ExitBudgetExhausted
+		t.exit = ExitBudgetExhausted.Exit()
 	}
 }
 
 // handleResponse takes one model response; it reports true when the turn's
 // loop is over.
 func (t *turn) handleResponse(resp *providers.Response) bool {
-	t.usage.Add(resp.Usage)
+	t.addUsage(resp.Usage)
 	msg := normalize(resp.Message())
 	t.emitCompleted(msg, resp.Usage)
 	if len(msg.ToolCalls) > 0 {
@@ -199,6 +200,19 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 	}
 	t.finishText(msg, resp.Content, resp.FinishReason)
 	return true
+}
+
+// addUsage counts one call's usage and prices it at the model that
+// served it (the fallback's, after a fallback).
+func (t *turn) addUsage(u providers.Usage) {
+	t.usage.Add(u)
+	model := t.a.route.backend().Model
+	if model == "" {
+		model = t.a.opts.Model
+	}
+	if c, ok := providers.EstimateCost(model, u); ok {
+		t.cost += c
+	}
 }
 
 // finishText records the final text answer, stitching the raw pieces of a
@@ -244,11 +258,25 @@ func (t *turn) request(withTools bool) providers.Request {
 	return req
 }
 
-// flush persists history[saved:], skipping scaffolding. A store failure is
-// recorded and the turn goes on: the answer matters more than the record.
+// flush persists history[saved:], skipping scaffolding, in one
+// transaction. A store failure is recorded and the turn goes on: the
+// answer matters more than the record.
 func (t *turn) flush() {
 	st := t.a.opts.Store
+	pending := t.takePending()
+	if st == nil || len(pending) == 0 {
+		return
+	}
+	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
+		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+	}
+}
+
+// takePending returns history[saved:] without scaffolding and counts it
+// as saved.
+func (t *turn) takePending() []providers.Message {
 	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
 	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
 	for _, m := range t.a.history[t.saved:] {
 		if !m.Flag(flagScaffold) {
@@ -256,13 +284,7 @@ func (t *turn) flush() {
 		}
 	}
 	t.saved = len(t.a.history)
-	t.a.mu.Unlock()
-	if st == nil || len(pending) == 0 {
-		return
-	}
-	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
-		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
-	}
+	return pending
 }
 
 func (t *turn) addCleanup(s string) {

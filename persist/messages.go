@@ -317,21 +317,7 @@ func (s *Store) AddUsage(id string, apiCalls int, u providers.Usage) error {
 // AddUsageCost is AddUsage that also adds costUSD to the session's
 // EstimatedCostUSD, in the same transaction.
 func (s *Store) AddUsageCost(id string, apiCalls int, u providers.Usage, costUSD float64) error {
-	return s.update(func(tx *bolt.Tx) error {
-		sess, err := s.getSession(tx, id, false)
-		if err != nil {
-			return err
-		}
-		sess.APICallCount += apiCalls
-		sess.InputTokens += u.InputTokens
-		sess.OutputTokens += u.OutputTokens
-		sess.CacheReadTokens += u.CacheReadTokens
-		sess.CacheWriteTokens += u.CacheWriteTokens
-		sess.ReasoningTokens += u.ReasoningTokens
-		sess.EstimatedCostUSD += costUSD
-		sess.UpdatedAt = time.Now().UTC().Round(0)
-		return s.putSession(tx, sess, false)
-	})
+	return s.update(func(tx *bolt.Tx) error { return s.addUsageTx(tx, id, apiCalls, u, costUSD) })
 }
 
 // EndSession records when and why the session ended.

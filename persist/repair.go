@@ -2,6 +2,7 @@ package persist
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -79,8 +80,11 @@ func (s *Store) CloseDangling(id string) (int, error) {
 	err := s.update(func(tx *bolt.Tx) error {
 		added = 0
 		missing, err := s.danglingCalls(tx, id)
-		if err != nil || len(missing) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(missing) == 0 {
+			return errNothingToCommit // roll back: an empty commit still costs two fsyncs
 		}
 		preps := make([]prepared, len(missing))
 		for i, tc := range missing {
@@ -91,11 +95,14 @@ func (s *Store) CloseDangling(id string) (int, error) {
 		added = len(preps)
 		return s.appendTx(tx, id, preps, now)
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNothingToCommit) {
 		return 0, err
 	}
 	return added, nil
 }
+
+// errNothingToCommit rolls back a write transaction that found nothing to do.
+var errNothingToCommit = errors.New("nothing to commit")
 
 // danglingCalls returns the unanswered tool calls of the session's last
 // assistant message, if only tool messages follow it.

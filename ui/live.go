@@ -71,7 +71,7 @@ func (m *Model) beginLive() {
 // endLive clears what only makes sense while a turn runs. The fallback
 // marker stays until the next turn starts.
 func (m *Model) endLive() {
-	m.closeStreams("")
+	m.closeStreams(loop.Exit{})
 	m.live.phase = phaseIdle
 	m.live.retry = nil
 	m.live.guards = nil
@@ -113,11 +113,11 @@ func (m *Model) flushStreams() {
 }
 
 // closeStreams ends streaming blocks left open by an interrupted turn.
-func (m *Model) closeStreams(exitReason string) {
+func (m *Model) closeStreams(exit loop.Exit) {
 	if a := m.live.stream; a != nil {
 		a.flush()
 		a.streaming = false
-		if strings.HasPrefix(exitReason, "interrupted") {
+		if exit.Interrupted() {
 			a.note = "interrupted"
 		}
 		a.ver++
@@ -154,10 +154,10 @@ func (m *Model) summarize(e *loop.TurnFinished) {
 	switch {
 	case e.Completed:
 		m.notice(noticeMuted, fmt.Sprintf("done · %d API call%s · %s", e.APICalls, plural(e.APICalls), elapsed))
-	case strings.HasPrefix(e.ExitReason, "interrupted"):
-		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason+")", e.Explanation))
+	case e.ExitReason.Interrupted():
+		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation))
 	default:
-		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason, e.Explanation))
+		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason.String(), e.Explanation))
 	}
 	for _, ce := range e.CleanupErrors {
 		m.notice(noticeWarn, "cleanup: "+ce)

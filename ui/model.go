@@ -8,8 +8,9 @@
 // /sessions and /resume open a session picker there.
 //
 // Turns run in the agent's goroutine. The screen starts them through
-// [Agent].Run in a command goroutine and learns what happens only from the
-// events channel in [Options], drained in batches by a re-armed command.
+// [Agent].Start in a command goroutine and learns what happens only from
+// the events channel in [Options], drained in batches by a re-armed
+// command; turn.finished is the one signal that a turn ended.
 // Update does no I/O and View only joins strings cached by Update: markdown
 // is rendered once per message version and width, and the transcript draws
 // only the visible window.
@@ -26,7 +27,7 @@
 //	agent := loop.New(loop.Options{Sink: sink, Approve: approver.Check, ...})
 //	agent.EmitSessionStarted(cwd, resumed)
 //	err := ui.Run(ctx, ui.Options{
-//		Agent: ui.Adapt(agent), Events: events, Dialogs: dialogs,
+//		Agent: agent, Events: events, Dialogs: dialogs,
 //		Provider: provider, Model: model, Cwd: cwd, SessionID: agent.SessionID(),
 //		Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode,
 //		MaxIterations: cfg.Agent.MaxIterations, ContextLength: cfg.Model.ContextLength,
@@ -51,9 +52,6 @@ type Model struct {
 	opts   Options
 	agent  Agent
 	events <-chan loop.Event
-	evGen  int                // bumped when the event channel is replaced
-	evStop context.CancelFunc // ends the wait on the current channel
-	evDone <-chan struct{}    // closed by evStop (or shutdown)
 	ctx    context.Context
 	cancel context.CancelFunc
 	clock  func() time.Time
@@ -115,9 +113,13 @@ type uiState struct {
 	popupClosed   bool
 }
 
-// New builds the model. Nothing runs until the program calls Init.
-func New(opts Options) *Model {
-	ctx, cancel := context.WithCancel(context.Background())
+// New builds the model. Nothing runs until the program calls Init. Turns
+// run under a context of their own, cancelled when the program ends; [Run]
+// derives it from the context it is given.
+func New(opts Options) *Model { return newModel(context.Background(), opts) }
+
+func newModel(parent context.Context, opts Options) *Model {
+	ctx, cancel := context.WithCancel(parent)
 	clock := opts.Now
 	if clock == nil {
 		clock = time.Now
@@ -130,7 +132,6 @@ func New(opts Options) *Model {
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}
-	m.evDone, m.evStop = stopChannel(ctx)
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()
 	m.live.budget.max = opts.MaxIterations
@@ -182,10 +183,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleWheel(msg)
 	case eventsMsg:
 		return m.handleEvents(msg)
-	case runDoneMsg:
-		return m.handleRunDone(msg)
-	case graceMsg:
-		return m.handleGrace(msg)
+	case turnFailedMsg:
+		return m.handleTurnFailed(msg)
+	case steerAckMsg:
+		return m.handleSteerAck(msg)
 	case frameMsg:
 		return m.handleFrame()
 	case commandResultMsg:
@@ -263,7 +264,7 @@ func (m *Model) applyTheme() {
 	}
 	m.look.theme = t
 	m.look.st = t.Styles()
-	m.look.md = newMarkdown(t.Glamour())
+	m.look.md = lazyMarkdown(t.Glamour)
 	m.look.gen++
 	m.comp.setStyles(m.look.st, t.Dark)
 	m.trDirty, m.chromeDirty = true, true

@@ -8,41 +8,20 @@ import (
 	"talaria/providers"
 )
 
-// Agent is the part of the turn engine the screen drives. *loop.Agent fits
-// it through [Adapt].
+// Agent is the part of the turn engine the screen drives; *loop.Agent
+// fits it, and so does the wiring's session switcher.
 //
-// Run runs one turn and blocks until it ends. Steer and Interrupt may be
-// called while Run runs, and should return quickly. The screen calls all
-// three from command goroutines, never from Update, so an agent may emit
-// events from inside them without deadlocking the screen that drains them.
+// Start starts one turn and returns at once: the turn speaks only through
+// the events, and ends with turn.finished; an error means no turn began
+// (loop.ErrBusy, or no session). Steer returns the id that steer.queued and
+// steer.delivered carry. The screen calls all three from command
+// goroutines, never from Update, so an agent may emit events from inside
+// them without deadlocking the screen that drains them.
 type Agent interface {
-	Run(ctx context.Context, input string) error
-	Steer(text string)
+	Start(ctx context.Context, input string) error
+	Steer(text string) int
 	Interrupt()
 }
-
-// ResultAgent is an agent whose Run also returns a result value, such as
-// *loop.Agent (Run returns loop.Result). See [Adapt].
-type ResultAgent[R any] interface {
-	Run(ctx context.Context, input string) (R, error)
-	Steer(text string)
-	Interrupt()
-}
-
-// Adapt turns a [ResultAgent] into an [Agent] by dropping Run's result: the
-// screen learns everything it shows from events. The type argument is
-// inferred: ui.Adapt(agent).
-func Adapt[R any](a ResultAgent[R]) Agent { return adapted[R]{a: a} }
-
-type adapted[R any] struct{ a ResultAgent[R] }
-
-func (x adapted[R]) Run(ctx context.Context, input string) error {
-	_, err := x.a.Run(ctx, input)
-	return err
-}
-
-func (x adapted[R]) Steer(text string) { x.a.Steer(text) }
-func (x adapted[R]) Interrupt()        { x.a.Interrupt() }
 
 // The values of display.busy_input_mode: what Enter does while a turn runs.
 const (
@@ -136,12 +115,10 @@ type Commands struct {
 	Compress func(ctx context.Context) error
 }
 
-// Session is what /new and /resume switch the screen to.
+// Session is what /new and /resume switch the screen to. The agent and
+// the event channel stay those of [Options]: the wiring forwards them to
+// the session it switched to.
 type Session struct {
-	// Agent drives the session; nil keeps the current one.
-	Agent Agent
-	// Events is the session's event channel; nil keeps the current one.
-	Events   <-chan loop.Event
 	ID       string
 	Provider string
 	Model    string

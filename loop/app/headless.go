@@ -69,7 +69,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		}
 		if signalled.Load() {
 			// A signal between queued turns stops the queue.
-			res.ExitReason = loop.ExitInterruptedByUser
+			res.ExitReason = loop.ExitInterruptedByUser.Exit()
 			break
 		}
 		next, ok := s.Agent.NextQueued()

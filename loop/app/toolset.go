@@ -30,6 +30,9 @@ type toolset struct {
 	approver *tools.Approver
 	mcp      *mcp.Manager
 	warnings []string
+	// parent is the options child agents are made from; /model replaces
+	// it (see retarget), so subagents follow the session's backend.
+	parent atomic.Pointer[loop.Options]
 }
 
 // buildTools wires the built-in tools, MCP servers and approvals. The
@@ -115,7 +118,9 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		}
 	}
 	var n atomic.Int64
+	ts.parent.Store(&parent)
 	ts.env.Delegate = func(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
+		parent := *ts.parent.Load()
 		opts := parent
 		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
 		opts.History, opts.Turns, opts.Store = nil, 0, nil
@@ -134,6 +139,21 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		}
 		return tools.DelegateResult{Goal: task.Goal, Summary: res.FinalResponse, Err: err}
 	}
+}
+
+// retarget makes later subagents use the backend /model switched to.
+func (ts *toolset) retarget(b loop.BackendChange, systemPrompt string) {
+	p := ts.parent.Load()
+	if p == nil {
+		return
+	}
+	next := *p
+	next.Chain, next.Transport = b.Chain, b.Transport
+	if b.NewTransport != nil {
+		next.NewTransport = b.NewTransport
+	}
+	next.Provider, next.Model, next.MaxTokens, next.SystemPrompt = b.Provider, b.Model, b.MaxTokens, systemPrompt
+	ts.parent.Store(&next)
 }
 
 // subagentNote tells a child agent what it is for.
