@@ -85,7 +85,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
-	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
+	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	if err := fs.Parse(argv); err != nil {
 		return nil, err

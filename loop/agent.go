@@ -81,6 +81,8 @@ type Agent struct {
 	guard  *tools.Guardrails
 	ctxs   contextState // touched only by the running turn or Compress
 
+	calls tools.CallCancels // the running batch's calls, for CancelCall
+
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle
 	// compressing holds the session while /compress runs between turns.

@@ -60,7 +60,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
 	t.emitPlan(batch, segs)
 	run := &batchRun{}
-	exec := tools.Executor{Registry: t.a.opts.Tools}
+	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
 	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
 	for _, r := range results {
 		out := r.Result.Output
@@ -139,9 +139,12 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				run.stop(d)
 			}
 		},
+		OnOutput: func(_ int, c tools.BatchCall, text string) {
+			t.emit(&ToolOutput{Header: Header{Type: TypeToolOutput}, ID: c.ID, Text: text})
+		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
-				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg})
+				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff})
 		},
 	}
 }
