@@ -316,7 +316,7 @@ func tui(o *options, stderr io.Writer) int {
 	w := &tuiWiring{flags: o.flags, ctx: ctx}
 	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
-	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
+	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Commands: w.commands(), Dialogs: dialogs}
 	switch {
 	case err == nil:

@@ -274,6 +274,7 @@ func (m *Model) renderCtx() *renderCtx {
 	return &renderCtx{
 		width: m.width, gen: m.look.gen, frame: m.ui.frame, now: m.ui.now,
 		st: &m.look.st, md: m.look.md, showReasoning: m.ui.showReasoning,
+		liveLines: m.opts.LiveLines,
 	}
 }
 
