@@ -196,6 +196,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialog(msg)
 	case dialogSettledMsg:
 		return m.handleDialogSettled(msg)
+	case diffReadyMsg:
+		return m.handleDiffReady(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
