@@ -396,6 +396,9 @@ func (s *switchAgent) Steer(text string) { s.get().Steer(text) }
 // Interrupt implements ui.Agent.
 func (s *switchAgent) Interrupt() { s.get().Interrupt() }
 
+// CancelCall stops one running tool call of the current session's agent.
+func (s *switchAgent) CancelCall(id string) bool { return s.get().CancelCall(id) }
+
 // open starts the first session (or the tour).
 func (w *tuiWiring) open(demo bool) (ui.Session, error) {
 	w.ev, w.sink = ui.EventChannel(w.ctx, 0)

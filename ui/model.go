@@ -70,6 +70,7 @@ type Model struct {
 	live  liveState
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
+	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
 
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
@@ -227,6 +228,7 @@ func (m *Model) sync() {
 // resize records the terminal size and re-wraps everything.
 func (m *Model) resize(w, h int) tea.Cmd {
 	m.width, m.high = w, h
+	m.renderPager()
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
 	if m.modal.typing {
