@@ -13,19 +13,19 @@ import (
 // every tool call with its full arguments, output, error and diff, the
 // reasoning and the answers. It is a snapshot taken when it opens.
 type pager struct {
-	text    []string // the snapshot's lines, unwrapped
-	lines   []string // wrapped to the width, plain
-	kinds   []lineKind // of text
+	text  []string   // the snapshot's lines, unwrapped
+	lines []string   // wrapped to the width, plain
+	kinds []lineKind // of text
 	// wrappedKinds are the kinds of lines.
 	wrappedKinds []lineKind
 	width        int
-	top     int
-	query   string
-	typing  bool // the search prompt is open
-	input   string
-	matches []int // wrapped lines holding the query
-	cur     int   // index into matches
-	view    string
+	top          int
+	query        string
+	typing       bool // the search prompt is open
+	input        string
+	matches      []int // wrapped lines holding the query
+	cur          int   // index into matches
+	view         string
 }
 
 // lineKind styles a pager line.
