@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"talaria/providers"
 	"talaria/tools"
@@ -153,11 +154,21 @@ func toolResult(c providers.ToolCall, out string) providers.Message {
 	return providers.Message{Role: providers.RoleTool, Content: out, ToolCallID: c.ID, ToolName: c.Name}
 }
 
+// truncateOutput caps s at about n bytes, keeping its start and its end
+// (where a command's result and exit code are) around a marker.
 func truncateOutput(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + fmt.Sprintf("… [%d more bytes]", len(s)-n)
+	head, tail := n*2/5, n*3/5
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return s[:head] + fmt.Sprintf("\n[… %d bytes …]\n", from-head) + s[from:]
 }
 
 // normalize makes an assistant message byte-stable for replay: content

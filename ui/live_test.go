@@ -85,3 +85,27 @@ func BenchmarkLaneOutputFlood(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeystrokeDuringFlood: the cost from a key press to the next
+// frame while a lane has taken in 100,000 lines: Update of the key and
+// View, with output events arriving in between.
+func BenchmarkKeystrokeDuringFlood(b *testing.B) {
+	h := newHarness(b)
+	h.size(120, 40)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "x", Name: "terminal", Arguments: `{"command":"yes"}`})
+	var chunk strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&chunk, "some output line number %d of the flood\n", i)
+	}
+	out := &loop.ToolOutput{Header: hdr(loop.TypeToolOutput, 1, time.Second), ID: "x", Text: chunk.String()}
+	for range 1000 {
+		h.events(out)
+	}
+	key := keyMsg("a")
+	for b.Loop() {
+		h.events(out)
+		h.m.Update(key)
+		_ = h.m.View()
+	}
+}

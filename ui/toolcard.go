@@ -199,8 +199,8 @@ func (c *toolCall) gutter(rc *renderCtx, indent string, ls []string, hidden int,
 
 // diffPreview renders the first lines of the applied diff, coloured.
 func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
-	all := strings.Split(strings.TrimRight(c.diff, "\n"), "\n")
-	a, r := diffCounts(all)
+	all := cardDiffLines(c.diff)
+	a, r := diffCounts(strings.Split(c.diff, "\n"))
 	head := []string{fmt.Sprintf("+%d -%d", a, r)}
 	if len(all) <= diffPreviewLines {
 		return c.gutter(rc, indent, append(head, all...), 0, true)
@@ -265,6 +265,35 @@ func (c *toolCall) tails() bool {
 		return true
 	}
 	return c.live.total() > 0
+}
+
+// cardDiffLines are a diff's lines with each "--- a/X" "+++ b/Y" header
+// pair folded into one "▸ Y" line (or "▸ X → Y" for a move): the card
+// names the files once.
+func cardDiffLines(diff string) []string {
+	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	out := make([]string, 0, len(all))
+	for i := 0; i < len(all); i++ {
+		l := all[i]
+		if strings.HasPrefix(l, "--- ") && i+1 < len(all) && strings.HasPrefix(all[i+1], "+++ ") {
+			from := strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
+			to := strings.TrimPrefix(strings.TrimPrefix(all[i+1], "+++ "), "b/")
+			switch {
+			case to == "/dev/null":
+				out = append(out, "▸ "+from+" (deleted)")
+			case from == "/dev/null":
+				out = append(out, "▸ "+to+" (new)")
+			case from != to:
+				out = append(out, "▸ "+from+" → "+to)
+			default:
+				out = append(out, "▸ "+to)
+			}
+			i++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // diffCounts counts the added and removed lines of a diff's lines.
