@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -274,6 +275,43 @@ func FuzzWindowDiff(f *testing.F) {
 		got, err := applyUnified(d, old)
 		if err != nil || got != new {
 			t.Fatalf("old %q new %q: applying\n%s\ngives %q (%v)", old, new, d, got, err)
+		}
+	})
+}
+
+// FuzzPreviewReplace: the change an approval shows for a replace-mode
+// patch is exactly what the tool then writes, and its diff applies.
+func FuzzPreviewReplace(f *testing.F) {
+	f.Add("a\nb\nc\n", "b", "B\nB2", false)
+	f.Add("x\r\ny\r\nx\r\n", "x\ny", "z", true)
+	f.Add("no newline", "newline", "end", false)
+	f.Fuzz(func(t *testing.T, content, old, new string, all bool) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		raw := jsonArgs(t, map[string]any{"path": "f.txt", "old_string": old, "new_string": new, "replace_all": all})
+		p, perr := PreviewEdit(dir, "patch", raw)
+		cio := &callIO{}
+		res := NewRegistry(PatchTool{}).Call(withCallIO(context.Background(), cio), &Env{Cwd: dir}, "patch", raw)
+		data, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+		if res.IsError {
+			if string(data) != content {
+				t.Fatalf("a failed patch changed the file")
+			}
+			return
+		}
+		if perr != nil {
+			t.Fatalf("the tool applied a change the preview refused: %v", perr)
+		}
+		if p.Files[0].New != string(data) {
+			t.Fatalf("preview %q, written %q", p.Files[0].New, data)
+		}
+		if strings.IndexByte(content, 0) < 0 && bytes.IndexByte(data, 0) < 0 { // binary: a note, no hunks
+			got, err := applyUnified(p.Diff(), content)
+			if err != nil || got != string(data) {
+				t.Fatalf("diff does not apply: %v\n%s", err, p.Diff())
+			}
 		}
 	})
 }
