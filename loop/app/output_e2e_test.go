@@ -108,3 +108,32 @@ func TestStdinCancelStopsOneCall(t *testing.T) {
 		t.Fatalf("turn: %v", final)
 	}
 }
+
+// TestDelegateStreamsChildProgress: a delegate_task call streams one line
+// per child event as its tool.output.
+func TestDelegateStreamsChildProgress(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{ID: "d1", Name: "delegate_task", Args: `{"goal":"list the files"}`}),
+		pt.ToolCalls(pt.Call{ID: "c1", Name: "search_files", Args: `{"pattern":"*.go","target":"files"}`}),
+		pt.Text("Child summary: no Go files."),
+		pt.Text("The subagent found no Go files."),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "delegate it", "--json", "--yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var streamed strings.Builder
+	for _, ev := range events(t, r.stdout) {
+		if ev["type"] == "tool.output" && ev["id"] == "d1" {
+			streamed.WriteString(ev["text"].(string))
+		}
+	}
+	got := streamed.String()
+	for _, want := range []string{"iteration 1", "→ search_files *.go", "✓ search_files *.go", "iteration 2", "finished: "} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("child progress lacks %q:\n%s", want, got)
+		}
+	}
+}
