@@ -39,6 +39,11 @@ func StopReceipt(name string, ran time.Duration, printed string) string {
 	return b.String()
 }
 
+// IsStopReceipt reports whether a result is a StopReceipt.
+func IsStopReceipt(s string) bool {
+	return strings.HasPrefix(s, "[The user stopped this ") || strings.HasPrefix(s, "[The user cancelled this ")
+}
+
 // CallCancels lets the user cancel one running (or not yet started) call of
 // a batch by its tool_call_id while the others go on. Its zero value is
 // ready; it is safe for concurrent use. One batch at a time uses it.

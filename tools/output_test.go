@@ -190,3 +190,30 @@ func TestExecutorStreamsThenCompletesAndCancelsOneCall(t *testing.T) {
 		t.Fatal("finished calls must not be cancellable")
 	}
 }
+
+func TestStopReceiptSaysWhoAndWhat(t *testing.T) {
+	long := strings.Repeat("x", stopReceiptCap) + "THE END"
+	for _, c := range []struct {
+		ran     time.Duration
+		printed string
+		want    []string
+	}{
+		{0, "", []string{"cancelled this terminal call before it started"}},
+		{2 * time.Second, "", []string{"stopped this terminal call after 2s", "printed nothing"}},
+		{time.Second, "built a\nbuilt b", []string{"What it had printed:\nbuilt a\nbuilt b"}},
+		{time.Second, long, []string{"the last 8000 bytes", "THE END"}},
+	} {
+		r := StopReceipt("terminal", c.ran, c.printed)
+		if !IsStopReceipt(r) {
+			t.Errorf("not recognised: %q", r)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r, w) {
+				t.Errorf("%q lacks %q", r[:min(len(r), 200)], w)
+			}
+		}
+	}
+	if IsStopReceipt(CancelReceipt("terminal")) {
+		t.Error("an interrupt's receipt is not a user stop")
+	}
+}

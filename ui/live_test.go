@@ -38,7 +38,7 @@ func TestStoppedLaneKeepsWhatItPrinted(t *testing.T) {
 		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, 2*time.Second), ID: "x", Name: "terminal", Cancelled: true, DurationMS: 2000,
 			Output: "[The user stopped this terminal call after 2s; the other calls of the batch went on. Do not retry it unless the user asks.]\nWhat it had printed:\ncompiling a\ncompiling b"},
 	)
-	contains(t, h.screen(), "⊘ terminal make", "│ compiling a", "│ compiling b")
+	contains(t, h.screen(), "⊘ terminal make", "stopped by you · 2.0s", "│ compiling a", "│ compiling b")
 }
 
 func TestLineRingIsBounded(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"talaria/tools"
 )
 
 // toolState is where a tool call is in its life.
@@ -144,6 +146,9 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 		glyph, gstyle, sstyle, status = "✗", st.Error, st.Error, "failed · "+fmtDuration(c.dur)
 	case toolCancelled:
 		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
+		if tools.IsStopReceipt(c.output) {
+			status = "stopped by you · " + fmtDuration(c.dur)
+		}
 	}
 	mark := ""
 	if c.focused {
