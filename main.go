@@ -84,7 +84,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
-	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
+	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	if err := fs.Parse(argv); err != nil {
 		return nil, err
@@ -322,7 +322,7 @@ func tui(o *options, stderr io.Writer) int {
 	} else {
 		first, err = w.Open()
 	}
-	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
+	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs}
 	switch {
 	case err == nil:

@@ -82,7 +82,8 @@ type Agent struct {
 	ctxs   contextState // touched only by the running turn or Compress
 
 	// est is the incremental token estimate (estimate_cache.go).
-	est estimateCache
+	est   estimateCache
+	calls tools.CallCancels // the running batch's calls, for CancelCall
 
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"talaria/providers"
 	"talaria/tools"
@@ -60,7 +61,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
 	t.emitPlan(batch, segs)
 	run := &batchRun{}
-	exec := tools.Executor{Registry: t.a.opts.Tools}
+	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
 	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
 	for _, r := range results {
 		out := r.Result.Output
@@ -139,9 +140,12 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				run.stop(d)
 			}
 		},
+		OnOutput: func(_ int, c tools.BatchCall, text string) {
+			t.emit(&ToolOutput{Header: Header{Type: TypeToolOutput}, ID: c.ID, Text: text})
+		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
-				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg})
+				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff})
 		},
 	}
 }
@@ -150,11 +154,21 @@ func toolResult(c providers.ToolCall, out string) providers.Message {
 	return providers.Message{Role: providers.RoleTool, Content: out, ToolCallID: c.ID, ToolName: c.Name}
 }
 
+// truncateOutput caps s at about n bytes, keeping its start and its end
+// (where a command's result and exit code are) around a marker.
 func truncateOutput(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + fmt.Sprintf("… [%d more bytes]", len(s)-n)
+	head, tail := n*2/5, n*3/5
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return s[:head] + fmt.Sprintf("\n[… %d bytes …]\n", from-head) + s[from:]
 }
 
 // normalize makes an assistant message byte-stable for replay: content

@@ -162,19 +162,7 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		return Errorf("patch: %s looks like a binary file; patch edits text files only", a.Path)
 	}
 	content := string(data)
-	count := strings.Count(content, oldS)
-	if count == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
-		// The model saw the file without its CRLF line endings.
-		crOld := strings.ReplaceAll(oldS, "\n", "\r\n")
-		if n := strings.Count(content, crOld); n > 0 {
-			oldS, newS, count = crOld, toCRLF(newS), n
-		}
-	} else if count > 0 {
-		if _, ends := splitLineEnds(content); dominantEOL(ends) == "\r\n" {
-			// New lines in a CRLF file end like the others.
-			newS = toCRLF(newS)
-		}
-	}
+	oldS, newS, count := matchEOL(content, oldS, newS)
 	if count == 0 {
 		return Errorf("patch: old_string not found in %s.%s Re-read the file with read_file and copy the exact text.", a.Path, notFoundHint(content, oldS))
 	}
@@ -195,6 +183,7 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		n = -1
 	}
 	updated := strings.Replace(content, oldS, newS, n)
+	ReportDiff(ctx, writeChange(envCwd(env), p, content, true, updated).Diff())
 	if err := atomicWrite(p, []byte(updated), info.Mode().Perm()); err != nil {
 		return Errorf("patch: %v", err)
 	}

@@ -185,7 +185,7 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 	pw.Close()
 	outDone := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(io.MultiWriter(out, Output(ctx)), pr) // live output too
 		close(outDone)
 	}()
 	pgid := cmd.Process.Pid

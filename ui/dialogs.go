@@ -119,6 +119,8 @@ type dialogRequest struct {
 	choices  []string
 	reply    chan dialogAnswer
 	settled  chan struct{}
+	// diff is the change an edit approval would make, once computed.
+	diff *diffView
 }
 
 // dialogAnswer is the user's answer to a request.
@@ -204,7 +206,7 @@ func (m *Model) handleDialog(msg dialogMsg) tea.Cmd {
 		show = m.showDialog()
 	}
 	m.chromeDirty = true
-	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show)
+	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show, previewDiff(msg.req, m.ses.cwd))
 }
 
 // handleDialogSettled drops a request whose caller returned without an

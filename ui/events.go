@@ -104,6 +104,8 @@ func (m *Model) applyEvent(ev loop.Event) tea.Cmd {
 		m.onToolStarted(e)
 	case *loop.ToolCompleted:
 		m.onToolCompleted(e)
+	case *loop.ToolOutput:
+		m.onToolOutput(e)
 	default:
 		return m.applyNotice(ev)
 	}
@@ -266,7 +268,8 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 		c.state = toolFailed
 	}
 	c.dur = msDuration(e.DurationMS)
-	c.output = e.Output
+	c.output, c.diff = e.Output, e.Diff
+	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true
 }

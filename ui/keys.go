@@ -22,6 +22,8 @@ type keyMap struct {
 	PageDown      key.Binding
 	ToggleThought key.Binding
 	ToggleMouse   key.Binding
+	Pager         key.Binding
+	FocusLane     key.Binding
 }
 
 // defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
@@ -39,12 +41,14 @@ func defaultKeyMap() keyMap {
 		PageDown:      key.NewBinding(key.WithKeys("pgdown")),
 		ToggleThought: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "show/hide reasoning")),
 		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
+		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G q)")),
+		FocusLane:     key.NewBinding(key.WithKeys("ctrl+up", "ctrl+down"), key.WithHelp("ctrl+↑/↓", "focus a running tool · x stops only it · esc unfocus")),
 	}
 }
 
 // help returns the bindings in the order /help lists them.
 func (k keyMap) help() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse}
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane}
 }
 
 // handleKey routes a key press: to the open modal, else the screen's
@@ -56,6 +60,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.modalOpen() {
 		return m.handleModalKey(msg)
+	}
+	if m.pager != nil {
+		return m.pagerKey(msg)
+	}
+	if cmd, ok := m.laneKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, k.CtrlC):

@@ -54,6 +54,9 @@ type liveState struct {
 	streamDirty bool
 	batch       *toolBatch
 	calls       map[string]callRef
+	// focus is the tool_call_id of the lane x stops; confirmStop is set
+	// once x was pressed on a long-running one.
+	focus, confirmStop string
 }
 
 // frameMsg is the animation tick.
@@ -283,3 +286,115 @@ func (m *Model) loadAssistant(msg providers.Message, calls map[string]*callRef) 
 
 // msDuration converts milliseconds to a duration.
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// Live output of a lane.
+const (
+	// defaultLiveLines is how many output lines a running lane shows
+	// when display.live_lines is not set.
+	defaultLiveLines = 5
+	// liveRingLines is how many lines a lane keeps, whatever the output
+	// length: display.live_lines cannot ask for more.
+	liveRingLines = 64
+	// liveLineCap clips one kept line.
+	liveLineCap = 1000
+	// fullOutputCap is how much of a call's live output the pager keeps
+	// (its end).
+	fullOutputCap = 256 << 10
+)
+
+// lineRing keeps the last liveRingLines lines written to it and the line
+// still being written; its cost does not grow with the output.
+type lineRing struct {
+	lines   [liveRingLines]string
+	next    int // where the next complete line goes
+	count   int // complete lines ever
+	partial string
+}
+
+// write adds output text.
+func (r *lineRing) write(text string) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		r.push(r.partial + text[:i])
+		r.partial, text = "", text[i+1:]
+	}
+	if len(r.partial) < liveLineCap {
+		r.partial += text
+	}
+}
+
+// push stores one complete line, keeping only its last carriage-return
+// segment (what a terminal would show of a progress bar).
+func (r *lineRing) push(l string) {
+	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+		l = l[i+1:]
+	}
+	if len(l) > liveLineCap {
+		l = l[:liveLineCap]
+	}
+	r.lines[r.next] = l
+	r.next = (r.next + 1) % liveRingLines
+	r.count++
+}
+
+// total is the number of lines seen, the unfinished one included.
+func (r *lineRing) total() int {
+	if r.partial != "" {
+		return r.count + 1
+	}
+	return r.count
+}
+
+// last returns up to n of the last lines, oldest first, the unfinished
+// one included.
+func (r *lineRing) last(n int) []string {
+	n = min(n, liveRingLines)
+	var out []string
+	if r.partial != "" {
+		n--
+	}
+	k := min(n, r.count)
+	for i := k; i > 0; i-- {
+		out = append(out, r.lines[(r.next-i+liveRingLines)%liveRingLines])
+	}
+	if r.partial != "" {
+		p := r.partial
+		if i := strings.LastIndexByte(p, '\r'); i >= 0 {
+			p = p[i+1:]
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// tailBuf keeps the last fullOutputCap bytes written to it.
+type tailBuf struct {
+	b       []byte
+	dropped int
+}
+
+func (t *tailBuf) write(s string) {
+	t.b = append(t.b, s...)
+	if over := len(t.b) - fullOutputCap; over > 0 {
+		t.dropped += over
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+}
+
+func (t *tailBuf) String() string { return strings.ToValidUTF8(string(t.b), "\uFFFD") }
+
+// onToolOutput adds a running call's output to its lane.
+func (m *Model) onToolOutput(e *loop.ToolOutput) {
+	ref, ok := m.live.calls[e.ID]
+	if !ok {
+		return
+	}
+	ref.call.live.write(e.Text)
+	ref.call.full.write(e.Text)
+	ref.batch.ver++
+	m.trDirty = true
+}

@@ -94,6 +94,9 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modal.typing {
 		return m.inputKey(msg)
 	}
+	if cmd, ok := m.diffKey(msg); ok {
+		return cmd
+	}
 	opts := dialogOptions(m.dialog())
 	switch k := msg.String(); k {
 	case "esc":

@@ -68,6 +68,7 @@ type Model struct {
 	live  liveState
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
+	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
 
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
@@ -197,6 +198,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialog(msg)
 	case dialogSettledMsg:
 		return m.handleDialogSettled(msg)
+	case diffReadyMsg:
+		return m.handleDiffReady(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
@@ -226,6 +229,7 @@ func (m *Model) sync() {
 // resize records the terminal size and re-wraps everything.
 func (m *Model) resize(w, h int) tea.Cmd {
 	m.width, m.high = w, h
+	m.renderPager()
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
 	if m.modal.typing {
@@ -275,6 +279,7 @@ func (m *Model) renderCtx() *renderCtx {
 	return &renderCtx{
 		width: m.width, gen: m.look.gen, frame: m.ui.frame, now: m.ui.now,
 		st: &m.look.st, md: m.look.md, showReasoning: m.ui.showReasoning,
+		liveLines: m.opts.LiveLines,
 	}
 }
 

@@ -53,6 +53,9 @@ type Options struct {
 	NoColor bool
 	// BusyInputMode is BusySteer (default), BusyQueue or BusyInterrupt.
 	BusyInputMode string
+	// LiveLines is how many of its last output lines a running tool's lane
+	// shows (display.live_lines); 0 means 5.
+	LiveLines int
 	// MaxIterations is shown in the budget gauge until the first
 	// iteration.started event says otherwise.
 	MaxIterations int

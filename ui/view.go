@@ -21,6 +21,9 @@ func (m *Model) View() tea.View {
 	if m.width == 0 || m.high == 0 {
 		return v
 	}
+	if m.pager != nil && !m.modalOpen() {
+		return m.pagerView()
+	}
 	parts := make([]string, 0, 5)
 	if m.tr.height > 0 {
 		parts = append(parts, m.tr.view)

@@ -27,7 +27,7 @@ const (
 // HeadlessOptions configures one headless run.
 type HeadlessOptions struct {
 	Prompt string
-	// StdinCommands reads slash commands (/steer TEXT, /stop, /queue TEXT)
+	// StdinCommands reads slash commands (/steer TEXT, /stop, /queue TEXT, /cancel ID)
 	// from Stdin while the turn runs.
 	StdinCommands bool
 	Stdin         io.Reader
@@ -156,8 +156,15 @@ func ApplyCommand(a *loop.Agent, line string) error {
 			return fmt.Errorf("/queue needs text: /queue TEXT")
 		}
 		a.Queue(arg)
+	case "/cancel":
+		if arg == "" {
+			return fmt.Errorf("/cancel needs the tool_call_id of a running call: /cancel ID")
+		}
+		if !a.CancelCall(arg) {
+			return fmt.Errorf("/cancel %s: no running tool call has that id", arg)
+		}
 	default:
-		return fmt.Errorf("unknown command %q on stdin (headless understands /steer TEXT, /stop, /queue TEXT)", cmd)
+		return fmt.Errorf("unknown command %q on stdin (headless understands /steer TEXT, /stop, /queue TEXT, /cancel ID)", cmd)
 	}
 	return nil
 }

@@ -223,6 +223,15 @@ func (w *Switcher) Interrupt() {
 	}
 }
 
+// CancelCall stops one running tool call of the current session's turn;
+// it reports whether such a call was running.
+func (w *Switcher) CancelCall(id string) bool {
+	if a := w.agent(); a != nil {
+		return a.CancelCall(id)
+	}
+	return false
+}
+
 // Compress compresses the current session's context now.
 func (w *Switcher) Compress(ctx context.Context, focus string) error {
 	a := w.agent()

@@ -109,7 +109,8 @@ func (ts *toolset) close() {
 // delegateTo makes delegate_task run each task in a child agent with its
 // own budget (delegation.max_iterations) and the parent's backends, tools
 // (minus delegate_task: one level deep) and approvals. The child's events
-// stay private; its final answer is the summary.
+// become progress lines of the call's live output; its final answer is the
+// summary.
 func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 	child := tools.NewRegistry()
 	for _, t := range ts.registry.All() {
@@ -124,7 +125,7 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		opts := parent
 		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
 		opts.History, opts.Turns, opts.Store = nil, 0, nil
-		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = nil, child, maxIterations, ts.env
+		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = loop.ChildProgress(tools.Output(ctx)), child, maxIterations, ts.env
 		if parent.Chain != nil {
 			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
 		}

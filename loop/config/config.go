@@ -83,6 +83,8 @@ type Compression struct {
 type Display struct {
 	Theme         string `yaml:"theme"`
 	BusyInputMode string `yaml:"busy_input_mode"`
+	// LiveLines is how many output lines a running tool's lane shows.
+	LiveLines int `yaml:"live_lines"`
 }
 
 // MCPServer is one MCP server: a stdio command or a streamable-HTTP URL.
@@ -111,7 +113,7 @@ func Default() Config {
 		},
 		Delegation:  Delegation{MaxIterations: 50},
 		Compression: Compression{Enabled: true, Threshold: 0.50},
-		Display:     Display{Theme: "", BusyInputMode: "steer"},
+		Display:     Display{Theme: "", BusyInputMode: "steer", LiveLines: 5},
 	}
 }
 

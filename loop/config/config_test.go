@@ -79,6 +79,7 @@ func TestUnknownAndBadKeysAreNamed(t *testing.T) {
 		{"agent:\n  retry_base_delay: soon\n", "agent.retry_base_delay"},
 		{"approvals: sometimes\n", "approvals:"},
 		{"display:\n  busy_input_mode: shout\n", "display.busy_input_mode"},
+		{"display:\n  live_lines: 100\n", "display.live_lines"},
 		{"compression:\n  threshold: 1.5\n", "compression.threshold"},
 		{"model:\n  provider: custom\n", "model.base_url: required"},
 		{"model: [\n", "config config.yaml"},

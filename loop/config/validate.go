@@ -59,6 +59,9 @@ func Validate(cfg *Config, file string) error {
 	if err := oneOf("display.busy_input_mode", cfg.Display.BusyInputMode, []string{"steer", "queue", "interrupt"}, bad); err != nil {
 		return err
 	}
+	if n := cfg.Display.LiveLines; n < 0 || n > 64 {
+		return bad("display.live_lines", fmt.Sprintf("must be between 0 and 64, got %d", n))
+	}
 	for name, s := range cfg.MCPServers {
 		key := "mcp_servers." + name
 		if (s.Command == "") == (s.URL == "") {
