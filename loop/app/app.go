@@ -176,7 +176,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	opts := loop.Options{
 		SessionID:     s.Record.ID,
 		Chain:         chain,
-		NewTransport:  NewTransport,
+		NewTransport:  TransportFactory(Timeouts(cfg.Agent)),
 		Provider:      backend.Provider,
 		Model:         backend.Model,
 		SystemPrompt:  *s.Record.SystemPrompt,
@@ -241,11 +241,26 @@ func resolveCwd(flag string) (string, error) {
 	return abs, nil
 }
 
-// NewTransport builds the transport of a backend for one API key.
+// NewTransport builds the transport of a backend for one API key, with
+// the default timeouts.
 func NewTransport(b providers.Backend, key string) (providers.Transport, error) {
-	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
-	})
+	return TransportFactory(providers.DefaultTimeouts())(b, key)
+}
+
+// TransportFactory returns NewTransport with the timeouts to on every
+// request of every wire.
+func TransportFactory(to providers.Timeouts) func(b providers.Backend, key string) (providers.Transport, error) {
+	return func(b providers.Backend, key string) (providers.Transport, error) {
+		return Transports().New(b.APIMode, providers.Endpoint{
+			Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key,
+			HTTPClient: &http.Client{Transport: providers.NewTimeoutTransport(nil, to)},
+		})
+	}
+}
+
+// Timeouts maps the agent.*_timeout keys onto the provider timeouts.
+func Timeouts(a config.Agent) providers.Timeouts {
+	return providers.Timeouts{Request: a.RequestTimeout, StreamRead: a.StreamReadTimeout, StreamStale: a.StreamStaleTimeout}
 }
 
 func toBackend(b config.Backend) providers.Backend {
