@@ -16,8 +16,8 @@ import (
 	"talaria/providers/bedrock"
 	"talaria/providers/gemini"
 	"talaria/providers/openaichat"
-	"talaria/providers/responses"
 	"talaria/providers/providertest"
+	"talaria/providers/responses"
 )
 
 // hostile is a server behaviour that never completes a response.

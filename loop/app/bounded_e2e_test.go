@@ -95,7 +95,7 @@ func e2ePings(w http.ResponseWriter, r *http.Request) {
 // retried, then exit 1, and the retry events name the expired key.
 func TestHostileProviderTimesOutHeadless(t *testing.T) {
 	cases := []struct {
-		name string
+		name  string
 		h     http.HandlerFunc
 		key   string
 		stale string
