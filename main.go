@@ -104,9 +104,13 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := o.prompt
 	if prompt == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := io.ReadAll(io.LimitReader(stdin, loop.MaxPromptBytes+1))
 		if err != nil {
 			fmt.Fprintln(stderr, "talaria: reading the prompt from stdin:", err)
+			return app.ExitUsage
+		}
+		if len(data) > loop.MaxPromptBytes {
+			fmt.Fprintln(stderr, "talaria: -p -:", &loop.PromptTooLargeError{})
 			return app.ExitUsage
 		}
 		prompt = string(data)

@@ -53,6 +53,11 @@ type Options struct {
 	// Guardrails configures the tool-loop guardrail; the zero value means
 	// tools.DefaultGuardrailConfig().
 	Guardrails *tools.GuardrailConfig
+
+	// MaxResponseBytes caps the text, reasoning and tool arguments of one
+	// response (agent.max_response_bytes); 0 means no cap.
+	MaxResponseBytes int
+
 	// Approve, when set, is asked before each tool call; a denial's result
 	// goes to the model instead of running the tool.
 	Approve func(ctx context.Context, tool, args string) (bool, tools.Result)
@@ -133,6 +138,9 @@ func (a *Agent) SessionID() string { return a.opts.SessionID }
 // Run runs one turn for input and blocks until it ends. It returns ErrBusy
 // when a turn is already running; every other outcome is in the Result.
 func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
+	if err := checkPrompt(input); err != nil {
+		return Result{}, err
+	}
 	t, err := a.begin(ctx)
 	if err != nil {
 		return Result{}, err

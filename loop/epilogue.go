@@ -176,6 +176,8 @@ func (t *turn) explain() string {
 		return "An API error ended the turn close to the iteration limit: " + errText(t.lastErr)
 	case t.exit == ExitFallbackPriorContent:
 		return "The model's last reply was empty; the text it wrote before its housekeeping tools stands as the answer."
+	case t.exit == ExitResponseTooLarge:
+		return t.explainTooLarge()
 	case t.exit == ExitContentPolicyBlocked:
 		return "The provider refused the request under its content policy."
 	}

@@ -22,6 +22,9 @@ const (
 	// ExitInvalidToolCalls ends a turn whose model kept sending unknown
 	// tools or unparseable arguments (talaria's addition to the list).
 	ExitInvalidToolCalls = "invalid_tool_calls_exhausted"
+	// ExitResponseTooLarge ends a turn whose response passed
+	// agent.max_response_bytes (talaria's addition).
+	ExitResponseTooLarge = "response_too_large"
 )
 
 // ExitTextResponse is the one normal exit.

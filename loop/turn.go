@@ -49,6 +49,8 @@ type turn struct {
 	malformed int    // consecutive batches holding an invalid tool call
 
 	continuation continuation
+
+	size *sizeGuard // the response size of the attempt in flight
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {

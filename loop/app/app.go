@@ -201,6 +201,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}
+	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)

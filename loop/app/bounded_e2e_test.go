@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -129,5 +131,78 @@ func TestHostileProviderTimesOutHeadless(t *testing.T) {
 				t.Fatalf("retries %d, finished %v", retries, fin)
 			}
 		})
+	}
+}
+
+// maxRSS is the peak resident set of a finished child, in MiB.
+func maxRSS(cmd *exec.Cmd) float64 {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) / 1024
+	}
+	return 0
+}
+
+// A 50 MB streamed answer is cut at the default 8 MiB cap: the partial
+// text is printed and saved, the explanation names the key, and the
+// provider's stream is abandoned.
+func TestHugeAnswerIsCutAtTheCap(t *testing.T) {
+	const total = 50 << 20
+	var sent atomic.Int64
+	url := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		piece := strings.Repeat("a", 1023) + " "
+		line := `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"` + piece + `"}}]}` + "\n\n"
+		for n := 0; n < total; n += len(piece) {
+			if _, err := io.WriteString(w, line); err != nil {
+				return
+			}
+			sent.Add(int64(len(piece)))
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+	home := boundedHome(t, "")
+	cmd := exec.Command(binary, "-p", "write a lot")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TALARIA_HOME=" + filepath.Join(home, ".talaria"),
+		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + url}
+	cmd.Dir = home
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("run: %v\nstderr: %s", err, errb.String())
+	}
+	t.Logf("50 MB answer: peak RSS %.1f MiB, %d MiB sent by the server, %d MiB printed", maxRSS(cmd), sent.Load()>>20, out.Len()>>20)
+	if n := out.Len(); n < 7<<20 || n > 8<<20+2 {
+		t.Fatalf("printed %d bytes, want the first 8 MiB", n)
+	}
+	if !strings.Contains(errb.String(), "agent.max_response_bytes") || !strings.Contains(errb.String(), "response_too_large") {
+		t.Fatalf("stderr: %s", errb.String())
+	}
+	if sent.Load() >= total {
+		t.Fatal("the whole answer was read")
+	}
+}
+
+// A 10 MB prompt on stdin is refused before anything is sent, reading no
+// more than the limit.
+func TestHugePromptIsRefused(t *testing.T) {
+	var calls atomic.Int32
+	url := hostileServer(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+	home := boundedHome(t, "")
+	cmd := exec.Command(binary, "-p", "-")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TALARIA_HOME=" + filepath.Join(home, ".talaria"),
+		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + url}
+	cmd.Dir = home
+	cmd.Stdin = bytes.NewReader(bytes.Repeat([]byte("p"), 10<<20))
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("run: %v\nstderr: %s", err, errb.String())
+	}
+	t.Logf("10 MB prompt: peak RSS %.1f MiB", maxRSS(cmd))
+	if !strings.Contains(errb.String(), "4 MiB limit") || calls.Load() != 0 {
+		t.Fatalf("calls %d, stderr: %s", calls.Load(), errb.String())
 	}
 }

@@ -58,6 +58,9 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		r, err := s.Agent.Run(ctx, input)
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "talaria:", err)
+			if _, big := err.(*loop.PromptTooLargeError); big {
+				return ExitUsage
+			}
 			return ExitIncomplete
 		}
 		res = r
