@@ -181,6 +181,7 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 			return t.truncatedToolCall()
 		}
 		t.append(msg)
+		t.flush() // the calls are on disk before any of them runs
 		if t.runTools(msg.ToolCalls) {
 			return true
 		}
@@ -245,16 +246,20 @@ func (t *turn) request(withTools bool) providers.Request {
 
 // flush persists history[saved:], skipping scaffolding. A store failure is
 // recorded and the turn goes on: the answer matters more than the record.
-func (t *turn) flush() {
+func (t *turn) flush() { t.flushBut(0) }
+
+// flushBut is flush holding back the newest hold messages.
+func (t *turn) flushBut(hold int) {
 	st := t.a.opts.Store
 	t.a.mu.Lock()
-	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
-	for _, m := range t.a.history[t.saved:] {
+	end := max(len(t.a.history)-hold, t.saved)
+	pending := make([]providers.Message, 0, end-t.saved)
+	for _, m := range t.a.history[t.saved:end] {
 		if !m.Flag(flagScaffold) {
 			pending = append(pending, m)
 		}
 	}
-	t.saved = len(t.a.history)
+	t.saved = end
 	t.a.mu.Unlock()
 	if st == nil || len(pending) == 0 {
 		return
