@@ -37,6 +37,7 @@ func (t *turn) epilogue() Result {
 		CleanupErrors: t.cleanup,
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
+		Unsaved:       t.unsaved,
 	}
 	if t.a.opts.AfterTurn != nil {
 		t.step("after turn", func() {

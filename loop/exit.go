@@ -62,4 +62,7 @@ type Result struct {
 	Explanation   string
 	// Error is the last API error of an abnormal exit, if any.
 	Error error
+	// Unsaved is true when a message of the turn could not be saved (the
+	// store failed); CleanupErrors says why.
+	Unsaved bool
 }

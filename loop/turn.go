@@ -50,7 +50,8 @@ type turn struct {
 
 	continuation continuation
 
-	size *sizeGuard // the response size of the attempt in flight
+	size    *sizeGuard // the response size of the attempt in flight
+	unsaved bool       // a message of this turn could not be saved
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {
@@ -266,6 +267,7 @@ func (t *turn) flushBut(hold int) {
 	}
 	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+		t.unsaved = true
 	}
 }
 

@@ -54,6 +54,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	}
 	input := o.Prompt
 	var res loop.Result
+	unsaved := false
 	for {
 		r, err := s.Agent.Run(ctx, input)
 		if err != nil {
@@ -67,6 +68,10 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		if !o.JSON && res.FinalResponse != "" {
 			fmt.Fprintln(o.Stdout, res.FinalResponse)
 		}
+		if !o.JSON {
+			warnCleanup(o.Stderr, res)
+		}
+		unsaved = unsaved || res.Unsaved
 		if loop.IsInterrupted(res.ExitReason) {
 			break
 		}
@@ -87,10 +92,24 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	switch {
 	case loop.IsInterrupted(res.ExitReason):
 		return ExitInterrupted
+	case unsaved:
+		// The answer was printed but the session does not hold it.
+		return ExitIncomplete
 	case res.Completed:
 		return ExitCompleted
 	default:
 		return ExitIncomplete
+	}
+}
+
+// warnCleanup prints what went wrong after the answer: above all a store
+// write that failed, since the session then lacks part of the turn.
+func warnCleanup(w io.Writer, res loop.Result) {
+	for _, ce := range res.CleanupErrors {
+		fmt.Fprintln(w, "talaria: warning:", ce)
+	}
+	if res.Unsaved {
+		fmt.Fprintln(w, "talaria: warning: this turn is not fully saved in the session (check free space and permissions under $TALARIA_HOME); exit status 1")
 	}
 }
 
