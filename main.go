@@ -23,6 +23,7 @@ import (
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/themes"
+	"talaria/tools"
 	"talaria/ui"
 )
 
@@ -41,6 +42,10 @@ type options struct {
 }
 
 func main() {
+	if file := os.Getenv(tools.WatchdogEnv); file != "" {
+		// The watchdog of a talaria process (see tools.Reaper).
+		os.Exit(tools.RunWatchdog(file, os.Stdin))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -98,6 +103,9 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
 	}
 	f.Headless = o.promptSet
+	if exe, err := os.Executable(); err == nil {
+		f.Watchdog = []string{exe}
+	}
 	return o, nil
 }
 

@@ -38,6 +38,10 @@ type Flags struct {
 	Headless bool
 	// UI offers approval and clarify prompts; zero means nobody answers.
 	UI Interactive
+	// Watchdog is the command of the process that kills what talaria
+	// started once talaria dies (main sets it to talaria itself); nil runs
+	// none.
+	Watchdog []string
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -165,7 +169,8 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos())
+	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
+		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos())
 	if err != nil {
 		return nil, err
 	}
