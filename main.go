@@ -110,6 +110,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 }
 
 func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = app.SafeWriter(stderr) // progress and errors carry model and provider text
 	prompt := o.prompt
 	if prompt == "-" {
 		data, err := io.ReadAll(io.LimitReader(stdin, loop.MaxPromptBytes+1))

@@ -44,6 +44,7 @@ type HeadlessOptions struct {
 // RunHeadless runs the prompt as one turn (then any queued turns) and
 // returns the process exit code.
 func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
+	o.Stderr = SafeWriter(o.Stderr)
 	var signalled atomic.Bool
 	if o.Signals {
 		stop := handleSignals(s.Agent, s.Close, &signalled)
@@ -66,7 +67,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		}
 		res = r
 		if !o.JSON && res.FinalResponse != "" {
-			fmt.Fprintln(o.Stdout, res.FinalResponse)
+			fmt.Fprintln(o.Stdout, answerText(o.Stdout, res.FinalResponse))
 		}
 		if !o.JSON {
 			warnCleanup(o.Stderr, res)
