@@ -24,16 +24,16 @@ func checkSafe(t *testing.T, in, out string) {
 
 func TestStringRemovesTerminalControls(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text\n\tindented":                   "plain text\n\tindented",
-		"copy \x1b]52;c;ZXZpbA==\x07 done":         "copy  done",
-		"title \x1b]0;pwned\x1b\\ here":            "title  here",
-		"\x1b[2J\x1b[Hcleared":                     "cleared",
-		"c1 \u009b31m csi":                         "c1 31m csi",
-		"raw c1 byte \x9b31m":                      "raw c1 byte \uFFFD31m",
-		"bidi \u202eevil\u202c":                    "bidi evil",
-		"bell\a and backspace\b and cr\r":          "bell and backspace and cr",
-		"unicode é 漢字 🙂":                           "unicode é 漢字 🙂",
-		"half \x1b":                                "half ",
+		"plain text\n\tindented":                    "plain text\n\tindented",
+		"copy \x1b]52;c;ZXZpbA==\x07 done":          "copy  done",
+		"title \x1b]0;pwned\x1b\\ here":             "title  here",
+		"\x1b[2J\x1b[Hcleared":                      "cleared",
+		"c1 \u009b31m csi":                          "c1 31m csi",
+		"raw c1 byte \x9b31m":                       "raw c1 byte \uFFFD31m",
+		"bidi \u202eevil\u202c":                     "bidi evil",
+		"bell\a and backspace\b and cr\r":           "bell and backspace and cr",
+		"unicode é 漢字 🙂":                            "unicode é 漢字 🙂",
+		"half \x1b":                                 "half ",
 		"\x1bP1$r0m\x1b\\dcs and \x1b_apc\x1b\\ ok": "dcs and  ok",
 	} {
 		got := String(in)
