@@ -85,6 +85,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
 	fs.StringVar(&f.Resume, "r", "", "resume session ID (a unique prefix or the title is enough)")
 	fs.StringVar(&f.Resume, "resume", "", "same as -r")
+	fs.BoolVar(&f.Wait, "wait", false, "with -c/-r: wait while another talaria process runs the session, instead of refusing")
 	fs.Func("p", "run one turn headless with PROMPT (- reads it from stdin)", func(s string) error {
 		o.prompt, o.promptSet = s, true
 		return nil
@@ -209,6 +210,9 @@ func sessions(o *options, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	if busy, err := app.BusySessions(st); err == nil {
+		persist.MarkBusy(list, busy)
 	}
 	if *asJSON || o.json {
 		err = persist.WriteSessionsJSON(stdout, list)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -270,4 +271,18 @@ func withReaper(ctx context.Context, r *Reaper) context.Context {
 func trackGroup(ctx context.Context, pgid int) (release func()) {
 	r, _ := ctx.Value(reaperKey{}).(*Reaper)
 	return r.Track(pgid)
+}
+
+// ProcessStart returns the start time of process pid (clock ticks since
+// boot), which tells it apart from a later process given the same pid.
+// It fails where /proc is not available.
+func ProcessStart(pid int) (uint64, error) { return procStart(pid) }
+
+// ProcessAlive reports whether process pid, started at start, still runs
+// (a zombie does not). Without /proc it trusts the pid alone.
+func ProcessAlive(pid int, start uint64) bool {
+	if !reapSupported {
+		return pid > 0 && syscall.Kill(pid, 0) == nil
+	}
+	return procAlive(procStamp{pid: pid, start: start})
 }

@@ -42,6 +42,9 @@ type Flags struct {
 	// started once talaria dies (main sets it to talaria itself); nil runs
 	// none.
 	Watchdog []string
+	// Wait makes a run that continues a session another live process is
+	// running wait for it to finish instead of refusing (--wait).
+	Wait bool
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -67,6 +70,7 @@ type Session struct {
 	Agent   *loop.Agent
 	Resumed bool
 	tools   *toolset
+	lease   *persist.Lease // this session's one-writer lease, while held
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -74,6 +78,7 @@ type Session struct {
 
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
+	defer s.dropLease()
 	if s.tools != nil {
 		s.tools.close()
 	}
@@ -168,6 +173,9 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	history, err := s.openRecord(f)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.takeLease(ctx, f.Wait); err != nil {
+		return nil, &UsageError{Err: err}
 	}
 	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
 		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos())
