@@ -109,7 +109,9 @@ func TestHostileProviderTimesOutHeadless(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			home := boundedHome(t, "  stream_stale_timeout: "+c.stale+"\n")
+			start := time.Now()
 			r := runAt(t, home, hostileServer(t, c.h), "", "-p", "hello", "--json")
+			t.Logf("%s: gave up after %s (2 attempts of 1s, 10ms backoff)", c.name, time.Since(start).Round(10*time.Millisecond))
 			if r.code != 1 {
 				t.Fatalf("exit %d, want 1\nstderr: %s", r.code, r.stderr)
 			}

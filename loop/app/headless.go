@@ -213,7 +213,11 @@ func progressLine(e loop.Event) string {
 		}
 		return fmt.Sprintf("%s %s (%s)", mark, ev.Name, time.Duration(ev.DurationMS)*time.Millisecond)
 	case *loop.RetryScheduled:
-		return fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		line := fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		if ev.Message != "" {
+			line += ": " + preview(ev.Message, 200)
+		}
+		return line
 	case *loop.SteerDelivered:
 		return "↪ steer delivered: " + preview(ev.Text, 100)
 	case *loop.Guardrail:
