@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -203,8 +202,8 @@ const linePrefix = 64
 // keep-alives. It keeps at most linePrefix bytes of a line.
 type sseScan struct {
 	prefix  []byte
-	decided bool   // the current line has been judged
-	event   string // the event name of the event being read
+	decided bool // the current line has been judged
+	ping    bool // the event being read is named "ping"
 }
 
 // feed consumes a chunk and reports whether it held content: a data line
@@ -237,34 +236,42 @@ func (s *sseScan) feed(b []byte) bool {
 }
 
 // judge decides the current line; whole is false when only its prefix is
-// known (the line is long).
+// known (the line is long). It allocates nothing.
 func (s *sseScan) judge(whole bool) bool {
 	s.decided = true
-	line := string(bytes.TrimRight(s.prefix, "\r"))
-	field, value, _ := strings.Cut(line, ":")
-	value = strings.TrimPrefix(value, " ")
+	line := bytes.TrimRight(s.prefix, "\r")
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
 	switch {
-	case line == "":
-		s.event = ""
+	case len(line) == 0:
+		s.ping = false
 		return false
-	case field == "event":
-		s.event = ""
-		if whole {
-			s.event = strings.TrimSpace(value)
-		}
+	case string(field) == "event":
+		s.ping = whole && string(bytes.TrimSpace(value)) == "ping"
 		return false
-	case field != "data":
+	case string(field) != "data":
 		return false // a comment (":..."), id:, retry:
 	case !whole:
 		return true
-	case s.event == "ping" || strings.TrimSpace(value) == "":
+	case s.ping || len(bytes.TrimSpace(value)) == 0:
 		return false
 	}
 	return !isPingData(value)
 }
 
-// isPingData reports a data payload that is only a ping object.
-func isPingData(v string) bool {
-	compact := strings.Join(strings.Fields(v), "")
-	return compact == `{"type":"ping"}`
+// isPingData reports a data payload that is only a ping object, spaces
+// aside.
+func isPingData(v []byte) bool {
+	const ping = `{"type":"ping"}`
+	i := 0
+	for _, c := range v {
+		switch {
+		case c == ' ' || c == '\t':
+		case i < len(ping) && c == ping[i]:
+			i++
+		default:
+			return false
+		}
+	}
+	return i == len(ping)
 }
