@@ -44,4 +44,3 @@ func TestStdioServerIsReaped(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
