@@ -22,6 +22,7 @@ import (
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/themes"
+	"talaria/tools"
 	"talaria/ui"
 )
 
@@ -40,6 +41,10 @@ type options struct {
 }
 
 func main() {
+	if file := os.Getenv(tools.WatchdogEnv); file != "" {
+		// The watchdog of a talaria process (see tools.Reaper).
+		os.Exit(tools.RunWatchdog(file, os.Stdin))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -79,6 +84,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
 	fs.StringVar(&f.Resume, "r", "", "resume session ID (a unique prefix or the title is enough)")
 	fs.StringVar(&f.Resume, "resume", "", "same as -r")
+	fs.BoolVar(&f.Wait, "wait", false, "with -c/-r: wait while another talaria process runs the session, instead of refusing")
 	fs.Func("p", "run one turn headless with PROMPT (- reads it from stdin)", func(s string) error {
 		o.prompt, o.promptSet = s, true
 		return nil
@@ -97,15 +103,23 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
 	}
 	f.Headless = o.promptSet
+	if exe, err := os.Executable(); err == nil {
+		f.Watchdog = []string{exe}
+	}
 	return o, nil
 }
 
 func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = app.SafeWriter(stderr) // progress and errors carry model and provider text
 	prompt := o.prompt
 	if prompt == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := io.ReadAll(io.LimitReader(stdin, loop.MaxPromptBytes+1))
 		if err != nil {
 			fmt.Fprintln(stderr, "talaria: reading the prompt from stdin:", err)
+			return app.ExitUsage
+		}
+		if len(data) > loop.MaxPromptBytes {
+			fmt.Fprintln(stderr, "talaria: -p -:", &loop.PromptTooLargeError{})
 			return app.ExitUsage
 		}
 		prompt = string(data)
@@ -195,6 +209,9 @@ func sessions(o *options, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	if busy, err := app.BusySessions(st); err == nil {
+		persist.MarkBusy(list, busy)
 	}
 	if *asJSON || o.json {
 		err = persist.WriteSessionsJSON(stdout, list)

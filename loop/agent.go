@@ -53,6 +53,11 @@ type Options struct {
 	// Guardrails configures the tool-loop guardrail; the zero value means
 	// tools.DefaultGuardrailConfig().
 	Guardrails *tools.GuardrailConfig
+
+	// MaxResponseBytes caps the text, reasoning and tool arguments of one
+	// response (agent.max_response_bytes); 0 means no cap.
+	MaxResponseBytes int
+
 	// Approve, when set, is asked before each tool call; a denial's result
 	// goes to the model instead of running the tool.
 	Approve func(ctx context.Context, tool, args string) (bool, tools.Result)
@@ -156,6 +161,9 @@ func (a *Agent) Start(ctx context.Context, input string) error {
 // subagents and tests. It returns ErrBusy when a turn is already running;
 // every other outcome is in the Result, which equals turn.finished.
 func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
+	if err := checkPrompt(input); err != nil {
+		return Result{}, err
+	}
 	t, err := a.begin(ctx)
 	if err != nil {
 		return Result{}, err

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -66,7 +67,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if t.stopped() {
+		if _, big := err.(*responseTooLarge); big || t.stopped() {
 			return resp, err
 		}
 		t.lastErr = err
@@ -216,7 +217,11 @@ func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Resp
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}
 		}
 	}()
-	return tr.Stream(t.ctx, req, t.onDelta)
+	ctx, cancel := context.WithCancel(t.ctx)
+	defer cancel()
+	t.size = &sizeGuard{limit: t.a.opts.MaxResponseBytes, cancel: cancel}
+	resp, err = tr.Stream(ctx, req, t.onDelta)
+	return resp, t.size.check(resp, err)
 }
 
 // midStream reports an error that arrived after the stream had started.
@@ -233,6 +238,7 @@ func neverSent(err error) bool {
 
 // onDelta forwards streamed fragments as events.
 func (t *turn) onDelta(d providers.Delta) {
+	t.size.add(d)
 	switch d.Kind {
 	case providers.DeltaText:
 		t.emit(&MessageDelta{Text: d.Text})
@@ -248,6 +254,10 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		return
 	}
 	t.lastErr = err
+	if _, big := err.(*responseTooLarge); big {
+		t.responseTooLargeExit(resp)
+		return
+	}
 	var ce *callError
 	if errors.As(err, &ce) && ce.class.Reason == providers.ReasonContentPolicyBlocked {
 		t.exit = ExitContentPolicyBlocked.Exit()

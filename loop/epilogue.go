@@ -35,6 +35,7 @@ func (t *turn) epilogue() Result {
 		CleanupErrors: t.cleanup,
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
+		Unsaved:       t.unsaved,
 	}
 	if t.a.opts.AfterTurn != nil {
 		t.step("after turn", func() {
@@ -143,12 +144,13 @@ func (t *turn) saveEnd() {
 		t.saveUsage()
 		return
 	}
-	pending := t.takePending()
+	pending := t.takePending(0)
 	if len(pending) == 0 && t.apiCalls == 0 {
 		return
 	}
 	if err := ts.SaveTurnEnd(t.a.opts.SessionID, pending, t.apiCalls, t.usage, t.cost); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages and usage: %v", err))
+		t.unsaved = t.unsaved || len(pending) > 0
 	}
 }
 
@@ -200,6 +202,8 @@ func (t *turn) explain() string {
 		return "An API error ended the turn close to the iteration limit: " + errText(t.lastErr)
 	case ExitFallbackPriorContent:
 		return "The model's last reply was empty; the text it wrote before its housekeeping tools stands as the answer."
+	case ExitResponseTooLarge:
+		return t.explainTooLarge()
 	case ExitContentPolicyBlocked:
 		return "The provider refused the request under its content policy."
 	case ExitContextOverflow:

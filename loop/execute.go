@@ -35,8 +35,9 @@ func (a *Agent) parallelSafe(name string) bool {
 
 // batchRun is the shared state of one tool batch, touched from workers.
 type batchRun struct {
-	mu   sync.Mutex
-	halt *tools.GuardrailDecision
+	mu    sync.Mutex
+	halt  *tools.GuardrailDecision
+	saver *resultSaver
 }
 
 func (b *batchRun) stop(d tools.GuardrailDecision) {
@@ -62,28 +63,9 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	t.emitPlan(batch, segs)
 	run := &batchRun{}
 	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
+	run.saver = t.newResultSaver(calls, batch, run)
 	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
-	for _, r := range results {
-		out := r.Result.Output
-		if !r.Cancelled {
-			o := t.a.guard.Observe(r.ID, r.Name, batch[r.Index].Arguments, out, r.Result.IsError)
-			if o.Stub != "" {
-				out = o.Stub
-			}
-			if o.Notice != "" {
-				out += o.Notice
-			}
-			if o.Decision.ShouldHalt() {
-				t.emitGuardrail(o.Decision)
-				run.stop(o.Decision)
-			}
-		}
-		msg := toolResult(calls[r.Index], out)
-		if r.Result.IsError {
-			msg.SetFlag(providers.FlagToolError, true)
-		}
-		t.append(msg)
-	}
+	run.saver.finish(results)
 	if run.halt == nil {
 		return false
 	}
@@ -146,6 +128,7 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
 				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff})
+			run.saver.complete(r)
 		},
 	}
 }

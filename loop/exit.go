@@ -35,6 +35,9 @@ const (
 	// ExitContextOverflow ends a turn whose request stays over the model's
 	// context window after compression (talaria's addition to the list).
 	ExitContextOverflow ExitKind = "context_overflow"
+	// ExitResponseTooLarge ends a turn whose response passed
+	// agent.max_response_bytes (talaria's addition).
+	ExitResponseTooLarge ExitKind = "response_too_large"
 )
 
 // Exit is a turn's exit reason. Its text form (MarshalText, String) is
@@ -156,4 +159,7 @@ type Result struct {
 	Explanation   string
 	// Error is the last API error of an abnormal exit, if any.
 	Error error
+	// Unsaved is true when a message of the turn could not be saved (the
+	// store failed); CleanupErrors says why.
+	Unsaved bool
 }

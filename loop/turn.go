@@ -50,6 +50,9 @@ type turn struct {
 	malformed int    // consecutive batches holding an invalid tool call
 
 	continuation continuation
+
+	size    *sizeGuard // the response size of the attempt in flight
+	unsaved bool       // a message of this turn could not be saved
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {
@@ -180,6 +183,7 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 			return t.truncatedToolCall()
 		}
 		t.append(msg)
+		t.flush() // the calls are on disk before any of them runs
 		if t.runTools(msg.ToolCalls) {
 			return true
 		}
@@ -261,29 +265,34 @@ func (t *turn) request(withTools bool) providers.Request {
 // flush persists history[saved:], skipping scaffolding, in one
 // transaction. A store failure is recorded and the turn goes on: the
 // answer matters more than the record.
-func (t *turn) flush() {
+func (t *turn) flush() { t.flushBut(0) }
+
+// flushBut is flush holding back the newest hold messages.
+func (t *turn) flushBut(hold int) {
 	st := t.a.opts.Store
-	pending := t.takePending()
+	pending := t.takePending(hold)
 	if st == nil || len(pending) == 0 {
 		return
 	}
 	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+		t.unsaved = true
 	}
 }
 
-// takePending returns history[saved:] without scaffolding and counts it
-// as saved.
-func (t *turn) takePending() []providers.Message {
+// takePending returns history[saved:] without scaffolding, less the newest
+// hold messages, and counts it as saved.
+func (t *turn) takePending(hold int) []providers.Message {
 	t.a.mu.Lock()
 	defer t.a.mu.Unlock()
-	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
-	for _, m := range t.a.history[t.saved:] {
+	end := max(len(t.a.history)-hold, t.saved)
+	pending := make([]providers.Message, 0, end-t.saved)
+	for _, m := range t.a.history[t.saved:end] {
 		if !m.Flag(flagScaffold) {
 			pending = append(pending, m)
 		}
 	}
-	t.saved = len(t.a.history)
+	t.saved = end
 	return pending
 }
 

@@ -54,6 +54,10 @@ type Session struct {
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	EndReason string     `json:"end_reason,omitempty"`
 
+	// Busy is the lease of the live process running the session, when
+	// MarkBusy found one; it is for listings and never stored.
+	Busy *Lease `json:"busy,omitempty"`
+
 	MessageCount     int `json:"message_count"`
 	ToolCallCount    int `json:"tool_call_count"`
 	APICallCount     int `json:"api_call_count"`
@@ -408,7 +412,7 @@ func (s *Store) putSession(tx *bolt.Tx, sess *Session, withPrompt bool) error {
 		}
 	}
 	rec := *sess
-	rec.SystemPrompt = nil
+	rec.SystemPrompt, rec.Busy = nil, nil
 	raw, err := json.Marshal(&rec)
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)

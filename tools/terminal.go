@@ -107,6 +107,7 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if a.Background {
 		return startBackground(env, a.Command, dir)
 	}
+	ctx = withReaper(ctx, env.Processes.Reaper())
 	res := runShell(ctx, a.Command, dir, time.Duration(timeout)*time.Second)
 	res.Output = note + res.Output
 	return res
@@ -189,6 +190,7 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 		close(outDone)
 	}()
 	pgid := cmd.Process.Pid
+	defer trackGroup(ctx, pgid)()
 	waitErr := cmd.Wait()
 	killed := termAt.Load() != 0
 	var signalled time.Time

@@ -38,6 +38,13 @@ type Flags struct {
 	Headless bool
 	// UI offers approval and clarify prompts; zero means nobody answers.
 	UI Interactive
+	// Watchdog is the command of the process that kills what talaria
+	// started once talaria dies (main sets it to talaria itself); nil runs
+	// none.
+	Watchdog []string
+	// Wait makes a run that continues a session another live process is
+	// running wait for it to finish instead of refusing (--wait).
+	Wait bool
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -63,6 +70,7 @@ type Session struct {
 	Agent   *loop.Agent
 	Resumed bool
 	tools   *toolset
+	lease   *persist.Lease // this session's one-writer lease, while held
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -70,6 +78,7 @@ type Session struct {
 
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
+	defer s.dropLease()
 	if s.tools != nil {
 		s.tools.close()
 	}
@@ -165,7 +174,11 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos())
+	if err := s.takeLease(ctx, f.Wait); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
+		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos())
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +189,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	opts := loop.Options{
 		SessionID:     s.Record.ID,
 		Chain:         chain,
-		NewTransport:  NewTransport,
+		NewTransport:  TransportFactory(Timeouts(cfg.Agent)),
 		Provider:      backend.Provider,
 		Model:         backend.Model,
 		SystemPrompt:  *s.Record.SystemPrompt,
@@ -201,6 +214,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}
+	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)
@@ -241,11 +255,26 @@ func resolveCwd(flag string) (string, error) {
 	return abs, nil
 }
 
-// NewTransport builds the transport of a backend for one API key.
+// NewTransport builds the transport of a backend for one API key, with
+// the default timeouts.
 func NewTransport(b providers.Backend, key string) (loop.Transport, error) {
-	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
-	})
+	return TransportFactory(providers.DefaultTimeouts())(b, key)
+}
+
+// TransportFactory returns NewTransport with the timeouts to on every
+// request of every wire.
+func TransportFactory(to providers.Timeouts) func(b providers.Backend, key string) (loop.Transport, error) {
+	return func(b providers.Backend, key string) (loop.Transport, error) {
+		return Transports().New(b.APIMode, providers.Endpoint{
+			Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key,
+			HTTPClient: &http.Client{Transport: providers.NewTimeoutTransport(nil, to)},
+		})
+	}
+}
+
+// Timeouts maps the agent.*_timeout keys onto the provider timeouts.
+func Timeouts(a config.Agent) providers.Timeouts {
+	return providers.Timeouts{Request: a.RequestTimeout, StreamRead: a.StreamReadTimeout, StreamStale: a.StreamStaleTimeout}
 }
 
 func toBackend(b config.Backend) providers.Backend {

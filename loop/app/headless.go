@@ -44,6 +44,7 @@ type HeadlessOptions struct {
 // RunHeadless runs the prompt as one turn (then any queued turns) and
 // returns the process exit code.
 func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
+	o.Stderr = SafeWriter(o.Stderr)
 	var signalled atomic.Bool
 	if o.Signals {
 		stop := handleSignals(s.Agent, s.Close, &signalled)
@@ -54,16 +55,24 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	}
 	input := o.Prompt
 	var res loop.Result
+	unsaved := false
 	for {
 		r, err := s.Agent.Run(ctx, input)
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "talaria:", err)
+			if _, big := err.(*loop.PromptTooLargeError); big {
+				return ExitUsage
+			}
 			return ExitIncomplete
 		}
 		res = r
 		if !o.JSON && res.FinalResponse != "" {
-			fmt.Fprintln(o.Stdout, res.FinalResponse)
+			fmt.Fprintln(o.Stdout, answerText(o.Stdout, res.FinalResponse))
 		}
+		if !o.JSON {
+			warnCleanup(o.Stderr, res)
+		}
+		unsaved = unsaved || res.Unsaved
 		if loop.IsInterrupted(res.ExitReason) {
 			break
 		}
@@ -84,10 +93,24 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	switch {
 	case loop.IsInterrupted(res.ExitReason):
 		return ExitInterrupted
+	case unsaved:
+		// The answer was printed but the session does not hold it.
+		return ExitIncomplete
 	case res.Completed:
 		return ExitCompleted
 	default:
 		return ExitIncomplete
+	}
+}
+
+// warnCleanup prints what went wrong after the answer: above all a store
+// write that failed, since the session then lacks part of the turn.
+func warnCleanup(w io.Writer, res loop.Result) {
+	for _, ce := range res.CleanupErrors {
+		fmt.Fprintln(w, "talaria: warning:", ce)
+	}
+	if res.Unsaved {
+		fmt.Fprintln(w, "talaria: warning: this turn is not fully saved in the session (check free space and permissions under $TALARIA_HOME); exit status 1")
 	}
 }
 
@@ -197,7 +220,11 @@ func progressLine(e loop.Event) string {
 		}
 		return fmt.Sprintf("%s %s (%s)", mark, ev.Name, time.Duration(ev.DurationMS)*time.Millisecond)
 	case *loop.RetryScheduled:
-		return fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		line := fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		if ev.Message != "" {
+			line += ": " + preview(ev.Message, 200)
+		}
+		return line
 	case *loop.SteerDelivered:
 		return "↪ steer delivered: " + preview(ev.Text, 100)
 	case *loop.Guardrail:

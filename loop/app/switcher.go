@@ -155,7 +155,7 @@ func (w *Switcher) SetModel(ctx context.Context, spec string) (config.Backend, e
 	if err != nil {
 		return config.Backend{}, err
 	}
-	change := loop.BackendChange{Chain: chain, NewTransport: NewTransport,
+	change := loop.BackendChange{Chain: chain, NewTransport: TransportFactory(Timeouts(cfg.Agent)),
 		Provider: backend.Provider, Model: backend.Model, MaxTokens: backend.MaxTokens}
 	err = s.Agent.SetBackend(change)
 	if errors.Is(err, loop.ErrBusy) {

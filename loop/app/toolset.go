@@ -44,7 +44,10 @@ func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Intera
 	if err != nil {
 		return nil, usage("approvals: %v", err)
 	}
-	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(todos...), ui.Ask
+	env.Todos, env.Ask = tools.NewTodoList(todos...), ui.Ask
+	if env.Processes == nil {
+		env.Processes = tools.NewProcessManager()
+	}
 	ts := &toolset{env: env}
 	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
 		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
@@ -67,7 +70,8 @@ func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCP
 	cfgs := make([]mcp.ServerConfig, 0, len(names))
 	for _, n := range names {
 		s := servers[n]
-		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL})
+		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
+			Reaper: ts.env.Processes.Reaper()})
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -104,6 +108,7 @@ func (ts *toolset) close() {
 	if ts.mcp != nil {
 		_ = ts.mcp.Close()
 	}
+	_ = ts.env.Processes.Reaper().Close()
 }
 
 // delegateTo makes delegate_task run each task in a child agent with its

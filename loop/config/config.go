@@ -49,6 +49,15 @@ type Agent struct {
 	RetryBaseDelay time.Duration `yaml:"retry_base_delay"`
 	RetryMaxDelay  time.Duration `yaml:"retry_max_delay"`
 	RetryAfterCap  time.Duration `yaml:"retry_after_cap"`
+	// RequestTimeout, StreamReadTimeout and StreamStaleTimeout bound a
+	// provider call (headers; a byte; content between keep-alives); 0
+	// disables one.
+	RequestTimeout     time.Duration `yaml:"request_timeout"`
+	StreamReadTimeout  time.Duration `yaml:"stream_read_timeout"`
+	StreamStaleTimeout time.Duration `yaml:"stream_stale_timeout"`
+	// MaxResponseBytes caps the text, reasoning and tool arguments of one
+	// response; 0 disables the cap.
+	MaxResponseBytes int `yaml:"max_response_bytes"`
 }
 
 // Thresholds are per-kind counts for the tool-loop guardrail.
@@ -104,6 +113,11 @@ func Default() Config {
 			RetryBaseDelay: 2 * time.Second,
 			RetryMaxDelay:  60 * time.Second,
 			RetryAfterCap:  600 * time.Second,
+
+			RequestTimeout:     120 * time.Second,
+			StreamReadTimeout:  120 * time.Second,
+			StreamStaleTimeout: 300 * time.Second,
+			MaxResponseBytes:   8 << 20,
 		},
 		Approvals: "ask",
 		ToolLoopGuardrails: Guardrails{

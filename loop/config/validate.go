@@ -43,6 +43,14 @@ func Validate(cfg *Config, file string) error {
 		return bad("agent.retry_max_delay", "must be a duration at least retry_base_delay")
 	case a.RetryAfterCap < 0:
 		return bad("agent.retry_after_cap", "must be a duration such as 600s")
+	case a.RequestTimeout < 0:
+		return bad("agent.request_timeout", "must be a duration such as 120s (0 disables it)")
+	case a.StreamReadTimeout < 0:
+		return bad("agent.stream_read_timeout", "must be a duration such as 120s (0 disables it)")
+	case a.StreamStaleTimeout < 0:
+		return bad("agent.stream_stale_timeout", "must be a duration such as 300s (0 disables it)")
+	case a.MaxResponseBytes < 0:
+		return bad("agent.max_response_bytes", "must be a byte count such as 8388608 (0 disables the cap)")
 	}
 	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "yolo"}, bad); err != nil {
 		return err

@@ -55,6 +55,9 @@ type ServerConfig struct {
 	Env map[string]string
 	// URL is the endpoint of a streamable HTTP server.
 	URL string
+	// Reaper, when set, records a stdio server's process group so that it
+	// dies with talaria, SIGKILL included.
+	Reaper *tools.Reaper
 }
 
 // validate checks that c names exactly one transport.
@@ -309,6 +312,9 @@ func (s *server) connect(ctx context.Context) error {
 		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 2}
 	}
 	session, err := client.Connect(ctx, transport, nil)
+	if cmd != nil && cmd.Process != nil {
+		s.cfg.Reaper.Track(cmd.Process.Pid)
+	}
 	var list []*sdk.Tool
 	if err == nil {
 		list, err = listTools(ctx, session)
