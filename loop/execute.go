@@ -59,6 +59,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	env := t.a.opts.ToolEnv
 	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
 	t.emitPlan(batch, segs)
+	t.checkpoint(calls)
 	run := &batchRun{}
 	exec := tools.Executor{Registry: t.a.opts.Tools}
 	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
