@@ -168,8 +168,12 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return sessions(o, rest, stdout, stderr)
 	case "export":
 		return export(o, rest, stdout, stderr)
+	case "checkpoints":
+		return checkpointsCmd(o, rest, stdout, stderr)
+	case "rewind":
+		return rewindCmd(o, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, version; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
@@ -289,11 +293,7 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria: export:", err)
 		return app.ExitUsage
 	}
-	msgs, err := st.Messages(sess.ID)
-	if err == nil {
-		err = persist.WriteExport(stdout, msgs)
-	}
-	if err != nil {
+	if err := st.ExportSession(stdout, sess.ID); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}

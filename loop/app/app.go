@@ -202,6 +202,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Log:                  newLogger(home),
 	}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
+	s.wireCheckpoints(&opts)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
