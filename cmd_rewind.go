@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"talaria/loop/app"
+	"talaria/ui"
 )
 
 // checkpointsCmd runs `talaria checkpoints ID [--json]`: the session's
@@ -160,4 +161,81 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// rewindCommands adds the TUI's /rewind, /undo and /diff callbacks.
+func (w *tuiWiring) rewindCommands(c *ui.Commands) {
+	session := func() (*app.Session, error) {
+		if w.cur == nil || w.cur.Store == nil {
+			return nil, fmt.Errorf("no session store in this mode")
+		}
+		return w.cur, nil
+	}
+	c.RewindPoints = func(ctx context.Context) ([]ui.RewindPoint, error) {
+		s, err := session()
+		if err != nil {
+			return nil, err
+		}
+		turns, err := app.SessionTurnFiles(ctx, s.Home, s.Store, s.Record.ID)
+		if err != nil {
+			return nil, err
+		}
+		var out []ui.RewindPoint
+		for i := len(turns) - 1; i >= 0; i-- {
+			t := turns[i]
+			if !t.Live {
+				continue
+			}
+			p := ui.RewindPoint{Turn: t.Turn, Input: t.Input}
+			for _, ch := range t.Changes {
+				p.Files = append(p.Files, ch.Kind+" "+ch.Path)
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	c.Rewind = func(ctx context.Context, req ui.RewindRequest) (ui.RewindResult, error) {
+		s, err := session()
+		if err != nil {
+			return ui.RewindResult{}, err
+		}
+		if a := w.agent.get(); a != nil && a.Busy() {
+			return ui.RewindResult{}, fmt.Errorf("a turn is running: interrupt it first")
+		}
+		rep, err := app.Rewind(ctx, s.Home, s.Store, s.Record.ID, app.RewindRequest{
+			ToTurn: req.Turn, Code: req.Code, Conversation: req.Conversation, Force: req.Force})
+		if err != nil {
+			return ui.RewindResult{}, err
+		}
+		res := ui.RewindResult{Note: rep.Note}
+		if f := rep.Files; f != nil {
+			res.Restored, res.Untracked = len(f.Restored), f.Untracked
+			for _, c := range f.Refused {
+				res.Refused = append(res.Refused, c.Path)
+			}
+			for _, c := range f.Errors {
+				res.Refused = append(res.Refused, c.Path+" ("+c.Reason+")")
+			}
+		}
+		if req.Conversation {
+			// Reopen the session: the agent starts from the shortened
+			// history, the screen shows it.
+			f := w.flags
+			f.Resume, f.Continue = s.Record.ID, false
+			f.Overrides.Provider, f.Overrides.Model = s.Backend.Provider, s.Backend.Model
+			ns, err := w.switchTo(f)
+			if err != nil {
+				return res, fmt.Errorf("the rewind is recorded, but reopening the session failed: %w", err)
+			}
+			res.Session = &ns
+		}
+		return res, nil
+	}
+	c.Diff = func(ctx context.Context) (string, error) {
+		s, err := session()
+		if err != nil {
+			return "", err
+		}
+		return app.SessionDiff(ctx, s.Home, s.Store, s.Record.ID)
+	}
 }

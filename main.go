@@ -318,6 +318,7 @@ func tui(o *options, stderr io.Writer) int {
 	first, err := w.open(o.demo)
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
 		Commands: w.commands(), Dialogs: dialogs}
+	w.rewindCommands(&opts.Commands)
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events

@@ -61,7 +61,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.CtrlC):
 		return m.handleCtrlC()
 	case key.Matches(msg, k.Esc):
-		return m.handleEsc()
+		return m.handleEscKey()
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	case key.Matches(msg, k.Tab):

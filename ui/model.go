@@ -71,6 +71,9 @@ type Model struct {
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
 
+	// rw is the /rewind list and the /diff view.
+	rw rewindState
+
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
 	pending string
