@@ -276,3 +276,46 @@ func mutate(t *testing.T, r *rand.Rand, root string, names []string) {
 		}
 	}
 }
+
+// TestRestoreNeverWritesThroughASymlink: a turn replaced a directory by
+// a symlink pointing outside the tree, and the symlink then changed by
+// hand (so the rewind may not remove it): restoring the files that were
+// in the directory must not write through the link.
+func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
+	s, root := setup(t)
+	outside := t.TempDir()
+	write(t, root, "d/secret.txt", "inside\n", 0o644)
+	target := take(t, s, root)
+	os.RemoveAll(filepath.Join(root, "d"))
+	os.Symlink(t.TempDir(), filepath.Join(root, "d"))
+	latest := take(t, s, root)
+	os.Remove(filepath.Join(root, "d"))
+	os.Symlink(outside, filepath.Join(root, "d")) // changed outside talaria
+	for _, force := range []bool{false, true} {
+		rep, err := s.Restore(context.Background(), target, latest, force)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Fatalf("force=%v: restore wrote through the symlink: %v (report %+v)", force, entries, rep)
+		}
+		if !force && rep.OK() {
+			t.Fatalf("the changed symlink was not refused: %+v", rep)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "d/secret.txt")); err != nil || string(b) != "inside\n" {
+		t.Fatalf("forced restore did not bring the directory back: %q %v", b, err)
+	}
+}
+
+func TestInsideRefusesEscapes(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"", "/etc/passwd", "../x", "a/../../x"} {
+		if _, err := inside(root, rel); err == nil {
+			t.Errorf("inside(%q) accepted", rel)
+		}
+	}
+	if p, err := inside(root, "a/b"); err != nil || p != filepath.Join(root, "a", "b") {
+		t.Errorf("inside(a/b) = %q, %v", p, err)
+	}
+}

@@ -134,8 +134,11 @@ func (s *Store) apply(ctx context.Context, root string, ops []op, dirs []string,
 			rep.Errors = append(rep.Errors, Conflict{Path: o.path, Reason: ctx.Err().Error()})
 			continue
 		}
-		abs := filepath.Join(root, filepath.FromSlash(o.path))
-		var err error
+		abs, err := inside(root, o.path)
+		if err != nil {
+			rep.Errors = append(rep.Errors, Conflict{Path: o.path, Reason: err.Error()})
+			continue
+		}
 		if o.want == nil {
 			err = os.Remove(abs)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -238,4 +241,30 @@ func fileMode(m uint32) fs.FileMode {
 		out |= fs.ModeSticky
 	}
 	return out
+}
+
+// inside resolves rel (slash-separated) under root, refusing a path that
+// would leave it: absolute, with "..", or through a symlink (a turn may
+// have put one where a directory was; writing through it would write
+// outside the tree).
+func inside(root, rel string) (string, error) {
+	if rel == "" || strings.HasPrefix(rel, "/") || slices.Contains(strings.Split(rel, "/"), "..") {
+		return "", fmt.Errorf("not a path inside %s", root)
+	}
+	dir := root
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		st, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			break // created as a directory when written
+		}
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symlink now: not written through", relSlash(root, dir))
+		}
+	}
+	return filepath.Join(root, filepath.FromSlash(rel)), nil
 }

@@ -7,10 +7,14 @@
 // checkpoint works the same in a directory that is not a repository:
 //
 //	objects/ab/cdef…   file contents by SHA-256, deflate-compressed
-//	manifests/<id>     one checkpoint: every tracked path with its type,
-//	                   mode, size, mtime and blob (or symlink target), as
-//	                   gzip'd JSON; the id is the SHA-256 of the manifest,
-//	                   so an unchanged tree yields the same checkpoint
+//	objects/…          also the directory listings ("trees", as git's): per
+//	                   directory, JSON of its entries (name, type, mode,
+//	                   size, mtime, blob or symlink target, a
+//	                   subdirectory's tree), so a checkpoint stores only the
+//	                   listings of the directories that changed
+//	manifests/<id>     one checkpoint: the root directory and its tree;
+//	                   the id is their SHA-256, so an unchanged tree yields
+//	                   the same checkpoint
 //	cache/<project>    the per-project stat cache: path → size, mtime,
 //	                   ctime, inode, mode, blob, so an unchanged file is not
 //	                   read again (git's index does the same)
@@ -23,21 +27,24 @@ package checkpoint
 import (
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // MaxFileSize is the largest file a checkpoint stores (10 MiB).
 const MaxFileSize = 10 << 20
+
+// maxBlobRead bounds what reading one object may decompress: a file is at
+// most MaxFileSize, a directory listing of a huge directory may be more.
+const maxBlobRead = 64 << 20
 
 // Store is a checkpoint store rooted at one directory. It is safe for use
 // by several goroutines and processes at once: every file it writes is
@@ -46,12 +53,14 @@ type Store struct {
 	dir string
 	// maxSize is the size limit of a stored file.
 	maxSize int64
+	// flaters reuses compressors (each allocates about 1 MiB).
+	flaters *sync.Pool
 }
 
 // Open returns the store under home ($TALARIA_HOME), creating nothing
 // until the first checkpoint.
 func Open(home string) *Store {
-	return &Store{dir: filepath.Join(home, "checkpoints"), maxSize: MaxFileSize}
+	return &Store{dir: filepath.Join(home, "checkpoints"), maxSize: MaxFileSize, flaters: &sync.Pool{}}
 }
 
 // Dir returns the store's directory.
@@ -139,31 +148,6 @@ func (m *Manifest) TooBig() []string {
 	return out
 }
 
-// Load reads checkpoint id.
-func (s *Store) Load(id string) (*Manifest, error) {
-	if !validID(id) {
-		return nil, fmt.Errorf("%w: %q", ErrNoCheckpoint, id)
-	}
-	f, err := os.Open(filepath.Join(s.dir, "manifests", id))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s", ErrNoCheckpoint, id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s is unreadable: %w", id, err)
-	}
-	var m Manifest
-	if err := json.NewDecoder(zr).Decode(&m); err != nil {
-		return nil, fmt.Errorf("checkpoint %s is unreadable: %w", id, err)
-	}
-	m.ID = id
-	return &m, nil
-}
-
 // validID reports whether id can name a manifest file.
 func validID(id string) bool {
 	if len(id) != idLen {
@@ -175,30 +159,6 @@ func validID(id string) bool {
 
 // idLen is the length of a checkpoint id in hex digits.
 const idLen = 24
-
-// saveManifest stores m under its content hash and sets m.ID. A manifest
-// already stored (the same tree again) is not written twice.
-func (s *Store) saveManifest(m *Manifest) error {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(raw)
-	m.ID = hex.EncodeToString(sum[:])[:idLen]
-	path := filepath.Join(s.dir, "manifests", m.ID)
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if _, err := zw.Write(raw); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return writeAtomic(path, buf.Bytes())
-}
 
 // blobPath is where the blob with hex hash h lives.
 func (s *Store) blobPath(h string) string {
@@ -218,7 +178,13 @@ func (s *Store) putBlob(h string, data []byte) error {
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
-	zw, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	zw, _ := s.flaters.Get().(*flate.Writer)
+	if zw == nil {
+		zw, _ = flate.NewWriter(&buf, flate.BestSpeed)
+	} else {
+		zw.Reset(&buf)
+	}
+	defer s.flaters.Put(zw)
 	if _, err := zw.Write(data); err != nil {
 		return err
 	}
@@ -238,7 +204,7 @@ func (s *Store) readBlob(h string) ([]byte, error) {
 		return nil, fmt.Errorf("blob %s is missing from the checkpoint store: %w", h[:12], err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(f), MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(flate.NewReader(f), maxBlobRead))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s is unreadable: %w", h[:12], err)
 	}
