@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -317,5 +318,28 @@ func TestInsideRefusesEscapes(t *testing.T) {
 	}
 	if p, err := inside(root, "a/b"); err != nil || p != filepath.Join(root, "a", "b") {
 		t.Errorf("inside(a/b) = %q, %v", p, err)
+	}
+}
+
+func TestHomeIsNotTrackedAndLimitsHold(t *testing.T) {
+	root := t.TempDir()
+	s := Open(filepath.Join(root, ".talaria")) // $TALARIA_HOME inside the tree
+	write(t, root, ".talaria/state.db", "the store", 0o600)
+	write(t, root, "a.txt", "a", 0o644)
+	m := take(t, s, root)
+	for _, e := range m.Entries {
+		if strings.HasPrefix(e.Path, ".talaria") {
+			t.Fatalf("$TALARIA_HOME tracked: %s", e.Path)
+		}
+	}
+	s.maxEntries = 1
+	write(t, root, "b.txt", "b", 0o644)
+	if _, err := s.Take(context.Background(), root); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("entries over the limit: %v", err)
+	}
+	s.maxEntries, s.maxNewBytes = MaxEntries, 4
+	write(t, root, "c.txt", "12345", 0o644)
+	if _, err := s.Take(context.Background(), root); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("new bytes over the limit: %v", err)
 	}
 }

@@ -67,6 +67,10 @@ func (s *Store) saveCache(root string, c statCache) error {
 	return writeAtomic(s.cachePath(root), []byte(b.String()))
 }
 
+// ErrTooLarge is returned (wrapped, with the limit) for a tree too big to
+// checkpoint.
+var ErrTooLarge = errors.New("the working tree is too large to checkpoint")
+
 // pending is a file the scan must read.
 type pending struct {
 	idx  int    // index in the manifest's entries
@@ -88,9 +92,13 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 	old := s.loadCache(root)
 	m := &Manifest{Root: root}
 	var todo []pending
+	var newBytes int64
 	err := tools.WalkTree(ctx, root, func(p string, d fs.DirEntry) error {
-		if within(s.dir, p) {
-			return filepath.SkipDir
+		if within(filepath.Dir(s.dir), p) {
+			return filepath.SkipDir // $TALARIA_HOME: the store, state.db
+		}
+		if len(m.Entries) >= s.maxEntries {
+			return fmt.Errorf("%w: more than %d files and directories", ErrTooLarge, s.maxEntries)
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -120,6 +128,9 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 				c.CTime == st.CTime && c.Ino == st.Ino && c.Mode == st.Mode {
 				e.Blob = c.Blob
 			} else {
+				if newBytes += info.Size(); newBytes > s.maxNewBytes {
+					return fmt.Errorf("%w: more than %d MiB of new contents", ErrTooLarge, s.maxNewBytes>>20)
+				}
 				todo = append(todo, pending{idx: len(m.Entries), abs: p, stat: st})
 			}
 			m.Entries = append(m.Entries, e)

@@ -55,12 +55,27 @@ type Store struct {
 	maxSize int64
 	// flaters reuses compressors (each allocates about 1 MiB).
 	flaters *sync.Pool
+	// maxEntries and maxNewBytes bound one checkpoint: a tree with more
+	// entries, or more new contents to store, is not checkpointed (an
+	// error says so) rather than copied wholesale into the store.
+	maxEntries  int
+	maxNewBytes int64
 }
+
+// Limits of one checkpoint.
+const (
+	// MaxEntries is the most files, symlinks and directories a tree may
+	// have to be checkpointed.
+	MaxEntries = 200_000
+	// MaxNewBytes is the most new file contents one checkpoint stores.
+	MaxNewBytes = 2 << 30
+)
 
 // Open returns the store under home ($TALARIA_HOME), creating nothing
 // until the first checkpoint.
 func Open(home string) *Store {
-	return &Store{dir: filepath.Join(home, "checkpoints"), maxSize: MaxFileSize, flaters: &sync.Pool{}}
+	return &Store{dir: filepath.Join(home, "checkpoints"), maxSize: MaxFileSize, flaters: &sync.Pool{},
+		maxEntries: MaxEntries, maxNewBytes: MaxNewBytes}
 }
 
 // Dir returns the store's directory.
