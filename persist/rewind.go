@@ -301,7 +301,11 @@ func (s *Store) ExportSession(w io.Writer, id string) error {
 	enc.SetEscapeHTML(false)
 	writeRewinds := func(upTo uint64) error {
 		for len(rws) > 0 && rws[0].LogSeq <= upTo {
-			if err := enc.Encode(map[string]any{"type": "rewind", "rewind": rws[0]}); err != nil {
+			line := struct {
+				Type   string `json:"type"`
+				Rewind Rewind `json:"rewind"`
+			}{"rewind", rws[0]}
+			if err := enc.Encode(&line); err != nil {
 				return err
 			}
 			rws = rws[1:]
