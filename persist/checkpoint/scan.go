@@ -152,8 +152,11 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 	if err := s.saveManifest(m); err != nil {
 		return nil, fmt.Errorf("checkpoint: saving the manifest: %w", err)
 	}
-	if err := s.saveCache(root, newCache(m, old, todo, start)); err != nil {
-		return nil, fmt.Errorf("checkpoint: saving the stat cache: %w", err)
+	// Nothing read and nothing gone: the cache on disk is still right.
+	if c := newCache(m, old, todo, start); len(todo) > 0 || len(c) != len(old) {
+		if err := s.saveCache(root, c); err != nil {
+			return nil, fmt.Errorf("checkpoint: saving the stat cache: %w", err)
+		}
 	}
 	return m, nil
 }
