@@ -62,6 +62,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleCtrlC()
 	case key.Matches(msg, k.Esc):
 		return m.handleEscKey()
+	case msg.String() == "alt+esc": // Esc Esc typed fast arrives as one key
+		return m.handleEscEsc()
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	case key.Matches(msg, k.Tab):

@@ -153,6 +153,17 @@ func (m *Model) handleEscKey() tea.Cmd {
 	return tea.Batch(m.handleEsc(), m.setHint("esc again to rewind", escEscWindow))
 }
 
+// handleEscEsc is Esc Esc read as one key: the rewind list when idle on
+// an empty composer, else one Esc.
+func (m *Model) handleEscEsc() tea.Cmd {
+	idle := !m.turn.busy && m.pending == "" && !m.popupOpen() && m.comp.value() == ""
+	if idle && m.opts.Commands.RewindPoints != nil {
+		m.rw.lastEsc = time.Time{}
+		return m.rewindCommand("rewind", "")
+	}
+	return m.handleEscKey()
+}
+
 // rewindKey handles a key while the rewind list or the diff is open.
 func (m *Model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.rw.diff != nil {

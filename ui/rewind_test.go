@@ -189,3 +189,15 @@ func TestDiffScrollsAndCloses(t *testing.T) {
 		t.Fatal("esc did not close the diff")
 	}
 }
+
+func TestFastEscEscArrivesAsAltEsc(t *testing.T) {
+	f := &fakeRewinds{}
+	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	if keyMsg("alt+esc").String() != "alt+esc" {
+		t.Fatalf("key %q", keyMsg("alt+esc").String())
+	}
+	h.press("alt+esc")
+	if h.m.rw.modal == nil {
+		t.Fatal("a fast esc esc did not open the rewind list")
+	}
+}
