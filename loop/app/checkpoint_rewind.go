@@ -140,6 +140,17 @@ func SessionTurnFiles(ctx context.Context, home string, st *persist.Store, id st
 		return nil, err
 	}
 	cps := checkpoint.Open(home)
+	// Consecutive turns share checkpoints (one's closing is the next's
+	// first when nothing happened between): load each once.
+	loaded := map[string]*checkpoint.Manifest{}
+	load := func(id string) (*checkpoint.Manifest, error) {
+		if m, ok := loaded[id]; ok {
+			return m, nil
+		}
+		m, err := cps.Load(id)
+		loaded[id] = m
+		return m, err
+	}
 	var now *checkpoint.Manifest
 	out := make([]TurnFiles, 0, len(turns))
 	for _, t := range turns {
@@ -157,13 +168,13 @@ func SessionTurnFiles(ctx context.Context, home string, st *persist.Store, id st
 					}
 				}
 			}
-			a, err := cps.Load(first.ID)
+			a, err := load(first.ID)
 			if err != nil {
 				return nil, err
 			}
 			var b *checkpoint.Manifest
 			if afterID != "" {
-				b, err = cps.Load(afterID)
+				b, err = load(afterID)
 			} else {
 				if now == nil {
 					now, err = cps.Take(ctx, a.Root)
