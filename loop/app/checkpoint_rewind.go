@@ -148,7 +148,9 @@ func SessionTurnFiles(ctx context.Context, home string, st *persist.Store, id st
 			return m, nil
 		}
 		m, err := cps.Load(id)
-		loaded[id] = m
+		if err == nil {
+			loaded[id] = m
+		}
 		return m, err
 	}
 	var now *checkpoint.Manifest
