@@ -108,9 +108,17 @@ func restoreCode(ctx context.Context, home string, st *persist.Store, id string,
 	if err != nil {
 		return nil, "", err
 	}
-	latest, err := cps.Load(all[len(all)-1].ID)
-	if err != nil {
-		return nil, "", err
+	// The newest state recorded of the same directory (a session resumed
+	// elsewhere checkpoints another tree).
+	var latest *checkpoint.Manifest
+	for i := len(all) - 1; i >= 0 && latest == nil; i-- {
+		m, err := cps.Load(all[i].ID)
+		if err != nil {
+			return nil, "", err
+		}
+		if m.Root == want.Root {
+			latest = m
+		}
 	}
 	files, err := cps.Restore(ctx, want, latest, req.Force)
 	if err != nil {
