@@ -6,17 +6,21 @@ import (
 	"talaria/providers"
 )
 
-// checkpointFree are the built-in tools that change no files: a batch of
-// only these (and read-only MCP tools) needs no checkpoint. terminal and
-// every other tool may change anything.
-var checkpointFree = map[string]bool{
-	"read_file": true, "search_files": true, "session_search": true, "todo": true, "clarify": true,
+// checkpointFree reports the built-in tools that change no files: a batch
+// of only these (and read-only MCP tools) needs no checkpoint. terminal
+// and every other tool may change anything.
+func checkpointFree(name string) bool {
+	switch name {
+	case "read_file", "search_files", "session_search", "todo", "clarify":
+		return true
+	}
+	return false
 }
 
 // mayChangeFiles reports whether any call of the batch may change files.
 func (a *Agent) mayChangeFiles(calls []providers.ToolCall) bool {
 	for _, c := range calls {
-		if checkpointFree[c.Name] {
+		if checkpointFree(c.Name) {
 			continue
 		}
 		if tl, ok := a.opts.Tools.Get(c.Name); ok {

@@ -21,14 +21,19 @@ const (
 	stageForce                    // files changed outside talaria: overwrite?
 )
 
-// rewindModes are the choices of stageMode, in order.
-var rewindModes = []struct {
+// rewindMode is one choice of stageMode.
+type rewindMode struct {
 	label      string
 	code, conv bool
-}{
-	{"Code and conversation", true, true},
-	{"Conversation only", false, true},
-	{"Code only", true, false},
+}
+
+// rewindModes returns the choices of stageMode, in order.
+func rewindModes() []rewindMode {
+	return []rewindMode{
+		{"Code and conversation", true, true},
+		{"Conversation only", false, true},
+		{"Code only", true, false},
+	}
 }
 
 // rewindModal is the open rewind list.
@@ -176,9 +181,10 @@ func (m *Model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
 	case stageList:
 		return m.rewindListKey(r, k)
 	case stageMode:
-		return m.rewindChoiceKey(r, k, len(rewindModes), func(i int) tea.Cmd {
+		modes := rewindModes()
+		return m.rewindChoiceKey(r, k, len(modes), func(i int) tea.Cmd {
 			p := r.points[r.sel]
-			return m.runRewind(RewindRequest{Turn: p.Turn, Code: rewindModes[i].code, Conversation: rewindModes[i].conv}, p.Input)
+			return m.runRewind(RewindRequest{Turn: p.Turn, Code: modes[i].code, Conversation: modes[i].conv}, p.Input)
 		})
 	}
 	return m.rewindChoiceKey(r, k, 2, func(i int) tea.Cmd {

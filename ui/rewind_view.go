@@ -24,8 +24,9 @@ func (m *Model) rewindParts() []boxPart {
 	switch r.stage {
 	case stageMode:
 		p := r.points[r.sel]
-		labels := make([]string, len(rewindModes))
-		for i, md := range rewindModes {
+		modes := rewindModes()
+		labels := make([]string, len(modes))
+		for i, md := range modes {
 			labels[i] = md.label
 		}
 		return []boxPart{
