@@ -47,6 +47,9 @@ func checkpointsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 		_ = enc.Encode(turns)
 		return 0
 	}
+	if len(turns) == 0 {
+		fmt.Fprintln(stdout, "no turns yet")
+	}
 	for _, t := range turns {
 		state := ""
 		if !t.Live {
