@@ -181,8 +181,12 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return sessions(o, rest, stdout, stderr)
 	case "export":
 		return export(o, rest, stdout, stderr)
+	case "checkpoints":
+		return checkpointsCmd(o, rest, stdout, stderr)
+	case "rewind":
+		return rewindCmd(o, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, version; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
@@ -305,11 +309,7 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria: export:", err)
 		return app.ExitUsage
 	}
-	msgs, err := st.Messages(sess.ID)
-	if err == nil {
-		err = persist.WriteExport(stdout, msgs)
-	}
-	if err != nil {
+	if err := st.ExportSession(stdout, sess.ID); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
@@ -341,6 +341,7 @@ func tui(o *options, stderr io.Writer) int {
 	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs}
+	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd

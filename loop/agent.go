@@ -72,6 +72,10 @@ type Options struct {
 	// isolated cleanup step (e.g. to save the todo list); its error becomes
 	// a cleanup error.
 	AfterTurn func(Result) error
+	// Checkpoint, when set, records the working tree before each tool batch
+	// that may change files and returns the checkpoint's id ("" when none
+	// was taken). A failure is a cleanup error; the batch runs anyway.
+	Checkpoint func(ctx context.Context, turn, iteration int) (string, error)
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.

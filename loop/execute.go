@@ -61,6 +61,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	env := t.a.opts.ToolEnv
 	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
 	t.emitPlan(batch, segs)
+	t.checkpoint(calls)
 	run := &batchRun{}
 	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
 	run.saver = t.newResultSaver(calls, batch, run)

@@ -66,6 +66,9 @@ type Session struct {
 	CacheReadTokens  int `json:"cache_read_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	// Turns is the number of the session's last turn still in its
+	// history (a conversation rewind lowers it); 0 when not recorded.
+	Turns int `json:"turns,omitempty"`
 	// EstimatedCostUSD is the running cost estimate of the session's model
 	// calls, in US dollars (0 when unknown).
 	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
@@ -192,6 +195,9 @@ func (s *Store) DeleteSession(id string) error {
 			return err
 		}
 		if err := prompts.Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := deleteRewindData(tx, id); err != nil {
 			return err
 		}
 		for _, name := range []string{bucketSnaps, bucketTodos} {

@@ -43,6 +43,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.copyLastAnswer()
 	case "new", "resume", "sessions", "model", "compress":
 		return m.external(name, args)
+	case "rewind", "undo", "diff":
+		return m.rewindCommand(name, args)
 	default:
 		m.notice(noticeWarn, fmt.Sprintf("unknown command /%s · /help lists the commands", name))
 	}

@@ -79,6 +79,8 @@ func (m *Model) renderBox() string {
 		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
 	case r != nil:
 		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
+	case m.rw.open():
+		return m.rewindBox()
 	case m.modal.picker != nil:
 		return m.modalBox(m.look.st.Composer, m.pickerParts(), &m.modal.picker.filter)
 	}

@@ -187,7 +187,9 @@ type modalState struct {
 }
 
 // modalOpen reports whether a question or the picker takes the keys.
-func (m *Model) modalOpen() bool { return len(m.modal.queue) > 0 || m.modal.picker != nil }
+func (m *Model) modalOpen() bool {
+	return len(m.modal.queue) > 0 || m.modal.picker != nil || m.rw.open()
+}
 
 // dialog returns the question on screen, or nil.
 func (m *Model) dialog() *dialogRequest {
@@ -284,6 +286,7 @@ func (m *Model) dismissAll() tea.Cmd {
 		cmds = append(cmds, m.answer(dialogAnswer{decision: deny("")}))
 	}
 	m.closePicker()
+	m.closeRewind()
 	m.chromeDirty = true
 	return tea.Batch(cmds...)
 }

@@ -71,7 +71,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.CtrlC):
 		return m.handleCtrlC()
 	case key.Matches(msg, k.Esc):
-		return m.handleEsc()
+		return m.handleEscKey()
+	case msg.String() == "alt+esc": // Esc Esc typed fast arrives as one key
+		return m.handleEscEsc()
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	case key.Matches(msg, k.Tab):

@@ -72,6 +72,9 @@ func (m *Model) handleModalKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.dialog() != nil {
 		return m.dialogKey(msg)
 	}
+	if m.rw.open() {
+		return m.rewindKey(msg)
+	}
 	return m.pickerKey(msg)
 }
 

@@ -70,6 +70,9 @@ type Model struct {
 	modal modalState // approval and clarify dialogs, session picker
 	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
 
+	// rw is the /rewind list and the /diff view.
+	rw rewindState
+
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
 	pending string

@@ -116,6 +116,49 @@ type Commands struct {
 	// Compress compresses the context now (/compress). Progress arrives as
 	// compression events.
 	Compress func(ctx context.Context) error
+	// RewindPoints lists the session's turns that can be rewound, newest
+	// first, for /rewind, /undo and Esc Esc.
+	RewindPoints func(ctx context.Context) ([]RewindPoint, error)
+	// Rewind takes the session back to before a turn (/rewind, /undo).
+	// It fails while a turn runs.
+	Rewind func(ctx context.Context, req RewindRequest) (RewindResult, error)
+	// Diff returns the session's changes to the working tree so far as a
+	// unified diff (/diff); "" when it changed nothing.
+	Diff func(ctx context.Context) (string, error)
+}
+
+// RewindPoint is one turn /rewind offers: its user message and the files
+// its turn changed ("created a.txt", "changed b.go", …).
+type RewindPoint struct {
+	Turn  int
+	Input string
+	Files []string
+}
+
+// RewindRequest asks to take the session back to before turn Turn: its
+// files (Code), its conversation, or both. Force overwrites files
+// changed outside talaria.
+type RewindRequest struct {
+	Turn         int
+	Code         bool
+	Conversation bool
+	Force        bool
+}
+
+// RewindResult is what a rewind did.
+type RewindResult struct {
+	// Session, when the conversation was rewound, is the session to
+	// show: the same one, with its shortened history.
+	Session *Session
+	// Restored counts the paths written back or removed.
+	Restored int
+	// Refused lists files changed outside talaria: left as they are
+	// unless the rewind is repeated with Force.
+	Refused []string
+	// Untracked lists files over the size limit, never restored.
+	Untracked []string
+	// Note says why nothing was restored, when that is the case.
+	Note string
 }
 
 // Session is what /new and /resume switch the screen to. The agent and

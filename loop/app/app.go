@@ -216,6 +216,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
+	s.wireCheckpoints(&opts)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
