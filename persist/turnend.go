@@ -14,10 +14,16 @@ import (
 // AddUsageCost does), in one transaction: one commit, durable when it
 // returns. Nothing to save is a no-op.
 func (s *Store) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+	return s.SaveTurnEndOf(id, 0, msgs, apiCalls, u, costUSD)
+}
+
+// SaveTurnEndOf is SaveTurnEnd with the messages numbered as turn's (0:
+// no turn number), as AppendTurnMessages numbers them.
+func (s *Store) SaveTurnEndOf(id string, turn int, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
 	now := time.Now()
 	preps := make([]prepared, len(msgs))
 	for i := range msgs {
-		p, err := prepare(Entry{Message: msgs[i]}, now)
+		p, err := prepare(Entry{Message: msgs[i], Turn: turn}, now)
 		if err != nil {
 			return fmt.Errorf("encode message %d for session %s: %w", i, id, err)
 		}

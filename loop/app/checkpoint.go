@@ -71,6 +71,16 @@ func (t turnStore) AppendMessages(id string, msgs ...providers.Message) error {
 	return t.Store.AppendTurnMessages(id, int(t.c.turn.Load()), msgs...)
 }
 
+// SaveTurnEnd implements the loop's one-commit turn end, numbering the
+// messages by turn like AppendMessages.
+func (t turnStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+	turn := 0
+	if id == t.c.session {
+		turn = int(t.c.turn.Load())
+	}
+	return t.Store.SaveTurnEndOf(id, turn, msgs, apiCalls, u, costUSD)
+}
+
 // before is loop.Options.Checkpoint.
 func (c *checkpointer) before(ctx context.Context, turn, iteration int) (string, error) {
 	m, err := c.cps.Take(ctx, c.root)
