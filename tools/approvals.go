@@ -278,4 +278,3 @@ func (a *Approver) isAllowed(key string) bool {
 	defer a.mu.Unlock()
 	return a.allowed[key]
 }
-
