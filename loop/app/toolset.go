@@ -36,7 +36,7 @@ type toolset struct {
 // delegate_task tool is registered now (AvailableBuiltins offers it only
 // when Env.Delegate is set) and gets its child-agent factory later, from
 // delegateTo, once the agent's options exist; until then it says so.
-func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
+func buildTools(ctx context.Context, cfg config.Config, home string, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
 		return nil, usage("approvals: %v", err)
@@ -48,7 +48,7 @@ func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Intera
 	}
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
 	ts.approver = tools.NewApprover(mode, ui.Approve)
-	ts.approver.Tools, ts.approver.Cwd = ts.registry, env.Cwd
+	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}

@@ -44,7 +44,7 @@ func Validate(cfg *Config, file string) error {
 	case a.RetryAfterCap < 0:
 		return bad("agent.retry_after_cap", "must be a duration such as 600s")
 	}
-	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "yolo"}, bad); err != nil {
+	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "read-only", "yolo"}, bad); err != nil {
 		return err
 	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
