@@ -317,7 +317,7 @@ func tui(o *options, stderr io.Writer) int {
 	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs}
+		Commands: w.commands(), Dialogs: dialogs, Approvals: &w.approvals}
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events
@@ -364,6 +364,8 @@ type tuiWiring struct {
 	ev    <-chan loop.Event
 	agent switchAgent
 	cur   *app.Session
+	// approvals forwards Shift+Tab and /approvals to the current session.
+	approvals switchApprovals
 }
 
 // switchAgent forwards to the agent of the current session.
@@ -428,6 +430,7 @@ func (w *tuiWiring) adopt(s *app.Session) ui.Session {
 	}
 	w.cur = s
 	w.agent.set(s.Agent)
+	w.approvals.set(s.Approvals())
 	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
 	return ui.Session{Agent: &w.agent, Events: w.ev, ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
 }

@@ -32,6 +32,7 @@ func commandList() []command {
 		{"compress", "", "compress the context now"},
 		{"usage", "", "show token usage"},
 		{"theme", "[NAME]", "switch the colour theme"},
+		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
 		{"copy", "", "copy the last answer to the clipboard"},
 		{"quit", "", "leave talaria"},
 	}

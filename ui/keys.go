@@ -22,6 +22,7 @@ type keyMap struct {
 	PageDown      key.Binding
 	ToggleThought key.Binding
 	ToggleMouse   key.Binding
+	Approvals     key.Binding
 }
 
 // defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
@@ -39,12 +40,13 @@ func defaultKeyMap() keyMap {
 		PageDown:      key.NewBinding(key.WithKeys("pgdown")),
 		ToggleThought: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "show/hide reasoning")),
 		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
+		Approvals:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "approvals: ask → auto-edit → read-only")),
 	}
 }
 
 // help returns the bindings in the order /help lists them.
 func (k keyMap) help() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse}
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Approvals}
 }
 
 // handleKey routes a key press: to the open modal, else the screen's
@@ -74,6 +76,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleReasoning()
 	case key.Matches(msg, k.ToggleMouse):
 		return m.toggleMouse()
+	case key.Matches(msg, k.Approvals):
+		return m.cycleApprovals()
 	}
 	return m.editInput(msg)
 }
