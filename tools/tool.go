@@ -18,6 +18,9 @@ type Env struct {
 	Cwd string
 	// SessionID is the session the call belongs to.
 	SessionID string
+	// Commands is how terminal and process start commands: their
+	// environment (without secrets) and the OS sandbox.
+	Commands CommandPolicy
 	// Processes holds the session's background processes (terminal with
 	// background=true, and the process tool). Nil disables them. The
 	// session creates it with NewProcessManager and closes it at its end.

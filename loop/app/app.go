@@ -201,6 +201,8 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}
+	masker := sessionMasker(cfg, backend)
+	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), maskStore{Store: store, m: masker}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)

@@ -1,8 +1,10 @@
 package app_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,5 +167,79 @@ func TestContainTalariaHomeAsksInAutoEdit(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, ".talaria", "config.yaml")); string(b) != "approvals: auto-edit\n" {
 		t.Errorf("config.yaml = %q", b)
+	}
+}
+
+// talariaWith runs the binary like talaria, with extra environment.
+func talariaWith(t *testing.T, home, cwd string, srv *pt.Server, extra []string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(env(home, srv), extra...)
+	cmd.Dir = cwd
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return run{out.String(), errb.String(), code}
+}
+
+// TestContainCommandsGetNoSecrets: commands see neither the provider key
+// nor other secret-looking variables, except those passed through.
+func TestContainCommandsGetNoSecrets(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	writeConfig(t, home, "terminal:\n  env_passthrough: [PASS_TOKEN]\nmodel:\n  provider: openai\n  api_keys_env: [OPENAI_API_KEY, EXTRA_POOL]\n")
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"echo \"k=$OPENAI_API_KEY s=$MY_SECRET x=$EXTRA_POOL p=$PASS_TOKEN h=$PLAIN\""}`}),
+		pt.Text("done"),
+	)
+	r := talariaWith(t, home, cwd, srv, []string{"MY_SECRET=hidden1", "EXTRA_POOL=sk-pool-secret-value", "PASS_TOKEN=passed", "PLAIN=plain"}, "-p", "env", "--yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(t, srv)
+	if len(res) != 1 || !strings.Contains(res[0], "k= s= x= p=passed h=plain") {
+		t.Fatalf("command saw: %q", res)
+	}
+}
+
+// TestContainMasksKeyIn401: a provider's 401 body that echoes the key,
+// and a base_url with userinfo, never show the key: not on stdout or
+// stderr, not in the events, the log or the stored session.
+func TestContainMasksKeyIn401(t *testing.T) {
+	const key = "sk-live-0123456789abcdefWXYZ"
+	home, cwd := t.TempDir(), t.TempDir()
+	writeConfig(t, home, "agent:\n  api_max_retries: 0\n")
+	srv := pt.New(t)
+	srv.Push(pt.Error(401, `{"error":{"message":"Incorrect API key provided: `+key+`. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`, nil))
+	r := talariaWith(t, home, cwd, srv, []string{"OPENAI_API_KEY=" + key}, "-p", "hi", "--json")
+	all := r.stdout + r.stderr
+	if !strings.Contains(all, "sk-…WXYZ") {
+		t.Errorf("no masked key in the output:\n%s", all)
+	}
+	ls := talariaWith(t, home, cwd, nil, nil, "sessions", "--json")
+	var list []map[string]any
+	_ = json.Unmarshal([]byte(ls.stdout), &list)
+	if len(list) == 1 {
+		ex := talariaWith(t, home, cwd, nil, nil, "export", list[0]["id"].(string))
+		all += ex.stdout
+	}
+	logData, _ := os.ReadFile(filepath.Join(home, ".talaria", "logs", "talaria.log"))
+	all += string(logData)
+	if strings.Contains(all, key) {
+		t.Fatalf("the key leaked:\n%s", all)
+	}
+
+	// URL userinfo in base_url.
+	writeConfig(t, home, "agent:\n  api_max_retries: 0\nmodel:\n  provider: custom\n  name: m\n  base_url: http://user:hunter2-secret-pw@127.0.0.1:1/v1\n")
+	r = talariaWith(t, home, cwd, nil, []string{"OPENAI_API_KEY=" + key}, "-p", "hi", "--json")
+	logData, _ = os.ReadFile(filepath.Join(home, ".talaria", "logs", "talaria.log"))
+	if all := r.stdout + r.stderr + string(logData); strings.Contains(all, "hunter2-secret-pw") || r.code == 0 {
+		t.Fatalf("exit %d, userinfo leaked:\n%s", r.code, all)
 	}
 }

@@ -41,6 +41,9 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	if err != nil {
 		return nil, usage("approvals: %v", err)
 	}
+	if env.Commands, err = commandPolicy(cfg, home, env.Cwd); err != nil {
+		return nil, err
+	}
 	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(todos...), ui.Ask
 	ts := &toolset{env: env}
 	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
@@ -49,6 +52,7 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
 	ts.approver = tools.NewApprover(mode, ui.Approve)
 	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
+	ts.approver.Sandboxed = env.Commands.Sandbox != nil
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}
@@ -64,7 +68,7 @@ func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCP
 	cfgs := make([]mcp.ServerConfig, 0, len(names))
 	for _, n := range names {
 		s := servers[n]
-		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL})
+		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Environ: ts.env.Commands.Environ})
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

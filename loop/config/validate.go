@@ -47,6 +47,12 @@ func Validate(cfg *Config, file string) error {
 	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "read-only", "yolo"}, bad); err != nil {
 		return err
 	}
+	if err := oneOf("sandbox.mode", cfg.Sandbox.Mode, SandboxModes(), bad); err != nil {
+		return err
+	}
+	if err := validateContain(cfg, bad); err != nil {
+		return err
+	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
 		return err
 	}
