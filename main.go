@@ -23,6 +23,7 @@ import (
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/themes"
+	"talaria/tools/sandbox"
 	"talaria/ui"
 )
 
@@ -41,6 +42,10 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// Started by the sandbox to restrict itself and run a command.
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -75,6 +80,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&f.Overrides.MaxIterations, "max-iterations", 0, "iteration budget per turn (default agent.max_iterations, 90)")
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory (default the current directory)")
 	fs.BoolVar(&f.Overrides.Yolo, "yolo", false, "approve every tool call without asking")
+	fs.StringVar(&f.Overrides.Sandbox, "sandbox", "", "run commands in an OS sandbox: off | read-only | workspace-write (default sandbox.mode)")
 	fs.StringVar(&f.Overrides.Theme, "theme", "", "TUI theme")
 	fs.BoolVar(&f.Continue, "c", false, "continue the most recent session of this directory")
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")

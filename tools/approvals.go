@@ -84,6 +84,9 @@ type ApprovalRequest struct {
 	// Paths are the absolute paths the call writes, as the tool will
 	// resolve them (write_file, patch); empty for other tools.
 	Paths []string
+	// OutsideSandbox asks to run a command the sandbox stopped once
+	// outside the sandbox (see Approver.Escalate).
+	OutsideSandbox bool
 	// Protected marks a write under a .git directory or under
 	// $TALARIA_HOME: it is asked for in every mode but yolo, and never
 	// for the session (NoSessionScope is set with it).

@@ -108,6 +108,7 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 		return startBackground(env, a.Command, dir)
 	}
 	res := runShell(ctx, commandPolicy(env), a.Command, dir, time.Duration(timeout)*time.Second)
+	res = sandboxFollowUp(ctx, env, a.Command, dir, time.Duration(timeout)*time.Second, res)
 	res.Output = note + res.Output
 	return res
 }

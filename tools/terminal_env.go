@@ -34,6 +34,10 @@ type Sandboxer interface {
 	Mode() string
 	// Network reports whether sandboxed commands may use the network.
 	Network() bool
+	// StoppedHint says, for the output of a failed command, that the
+	// sandbox probably stopped it and how to allow it; "" when nothing
+	// points at the sandbox.
+	StoppedHint(output string) string
 }
 
 // FilterEnviron returns environ without the variables named in keys

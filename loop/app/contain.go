@@ -9,6 +9,7 @@ import (
 	"talaria/persist"
 	"talaria/providers"
 	"talaria/tools"
+	"talaria/tools/sandbox"
 )
 
 // Approvals is the session's approval policy: its mode can be read and
@@ -25,6 +26,23 @@ func (s *Session) Approvals() *tools.Approver {
 // lets named ones through), and the configured sandbox.
 func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, error) {
 	pol := tools.CommandPolicy{Environ: tools.FilterEnviron(os.Environ(), cfg.KeyEnvNames(), cfg.Terminal.EnvPassthrough)}
+	mode := sandbox.Mode(cfg.Sandbox.Mode)
+	if mode == "" || mode == sandbox.Off {
+		return pol, nil
+	}
+	roots := make([]string, 0, len(cfg.Sandbox.WritableRoots))
+	for _, r := range cfg.Sandbox.WritableRoots {
+		abs, err := tools.ResolvePath(cwd, r)
+		if err != nil {
+			return pol, usage("sandbox.writable_roots: %v", err)
+		}
+		roots = append(roots, abs)
+	}
+	sb, err := sandbox.New(sandbox.Config{Mode: mode, Cwd: cwd, WritableRoots: roots, Protected: []string{home}, Network: cfg.Sandbox.Network})
+	if err != nil {
+		return pol, usage("sandbox.mode %s: %v", mode, err)
+	}
+	pol.Sandbox = sb
 	return pol, nil
 }
 

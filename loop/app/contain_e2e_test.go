@@ -243,3 +243,89 @@ func TestContainMasksKeyIn401(t *testing.T) {
 		t.Fatalf("exit %d, userinfo leaked:\n%s", r.code, all)
 	}
 }
+
+// notUnderTmp makes a directory outside /tmp (which workspace-write may
+// write), in the package directory.
+func notUnderTmp(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(wd, ".sbx-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// TestSandboxEndToEnd: in ask mode with the sandbox, a non-destructive
+// command runs without asking (headless), writes inside the working
+// directory land, and writes outside it or under .git are stopped with a
+// result saying the sandbox stopped them; nothing escalates headless.
+func TestSandboxEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	home, base := t.TempDir(), notUnderTmp(t)
+	cwd, outside := filepath.Join(base, "cwd"), filepath.Join(base, "outside")
+	for _, d := range []string{cwd + "/.git", outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"touch inside.txt && echo ran"}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"touch ` + outside + `/x"}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"touch .git/hooks-x"}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"setsid sh -c 'touch ` + outside + `/y'"}`}),
+		pt.Text("done"),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "sandboxed", "--sandbox", "workspace-write")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(t, srv)
+	if len(res) != 4 {
+		t.Fatalf("results: %q", res)
+	}
+	if !strings.Contains(res[0], "ran") {
+		t.Errorf("inside: %q", res[0])
+	}
+	for _, i := range []int{1, 2} {
+		if !strings.Contains(res[i], "the sandbox (workspace-write) probably stopped it") || !strings.Contains(res[i], "No user is here") {
+			t.Errorf("result %d: %q", i, res[i])
+		}
+	}
+	if !strings.Contains(res[3], "needs the user's approval") || !strings.Contains(res[3], "setsid") {
+		t.Errorf("setsid was not asked for: %q", res[3])
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "inside.txt")); err != nil {
+		t.Error("the write inside did not land")
+	}
+	for _, p := range []string{outside + "/x", outside + "/y", cwd + "/.git/hooks-x"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+}
+
+// TestSandboxUnavailableExits2: where Landlock is unavailable (forced), a
+// sandbox mode other than off is an error at start, never a fallback.
+func TestSandboxUnavailableExits2(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	r := talariaWith(t, home, cwd, srv, []string{"TALARIA_SANDBOX_PROBE=fail"}, "-p", "hi", "--sandbox", "read-only")
+	if r.code != 2 || !strings.Contains(r.stderr, "Landlock is unavailable") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("a turn ran")
+	}
+	r = talariaWith(t, home, cwd, srv, nil, "-p", "hi", "--sandbox", "sometimes")
+	if r.code != 2 || !strings.Contains(r.stderr, "--sandbox") {
+		t.Fatalf("bad mode: exit %d: %s", r.code, r.stderr)
+	}
+}

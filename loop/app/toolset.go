@@ -53,6 +53,9 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	ts.approver = tools.NewApprover(mode, ui.Approve)
 	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
 	ts.approver.Sandboxed = env.Commands.Sandbox != nil
+	if ui.Approve != nil {
+		ts.env.Escalate = ts.approver.Escalate
+	}
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}
