@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,3 +207,50 @@ func TestApprovalAllowListHoldsOnlyParsedCommands(t *testing.T) {
 		t.Errorf("allow-list %q, first request %+v", got, rp.reqs[0])
 	}
 }
+
+// fakeSandbox stands in for tools/sandbox: it marks the commands it wraps
+// with SANDBOXED=1, and says it stopped what failed with "Permission
+// denied".
+type fakeSandbox struct{}
+
+func (fakeSandbox) Wrap(argv []string, dir string) ([]string, error) {
+	return append([]string{"env", "SANDBOXED=1"}, argv...), nil
+}
+func (fakeSandbox) Mode() string  { return "workspace-write" }
+func (fakeSandbox) Network() bool { return false }
+func (fakeSandbox) StoppedHint(out string) string {
+	if strings.Contains(out, "Permission denied") {
+		return "the sandbox stopped it"
+	}
+	return ""
+}
+
+// TestSandboxEscalation: a command the sandbox stopped is offered to the
+// user to run once outside it; approved, it runs unsandboxed; without a
+// user it is not rerun and the result says how to allow it.
+func TestSandboxEscalation(t *testing.T) {
+	dir := t.TempDir()
+	script := `if [ -n "$SANDBOXED" ]; then echo "x: Permission denied" >&2; exit 1; fi; echo outside-run`
+	env := &Env{Cwd: dir, Commands: CommandPolicy{Environ: []string{"PATH=" + os.Getenv("PATH")}, Sandbox: fakeSandbox{}}}
+	res := TerminalTool{}.Run(context.Background(), env, []byte(`{"command":`+strconvQuote(script)+`}`))
+	if !res.IsError || !strings.Contains(res.Output, "the sandbox stopped it") || !strings.Contains(res.Output, "No user is here") {
+		t.Fatalf("headless: %q", res.Output)
+	}
+	rp := &recordingPrompt{d: ApprovalDecision{Allow: true}}
+	a := NewApprover(ApprovalAsk, rp.prompt)
+	env.Escalate = a.Escalate
+	res = TerminalTool{}.Run(context.Background(), env, []byte(`{"command":`+strconvQuote(script)+`}`))
+	if rp.count() != 1 || !rp.reqs[0].OutsideSandbox || !strings.Contains(rp.reqs[0].Summary, "outside the sandbox") {
+		t.Fatalf("requests %+v", rp.reqs)
+	}
+	if !strings.Contains(res.Output, "approved running it once outside the sandbox") || !strings.Contains(res.Output, "outside-run") {
+		t.Fatalf("escalated: %q", res.Output)
+	}
+	// Read-only mode never escalates.
+	a.SetMode(ApprovalReadOnly)
+	if a.Escalate(context.Background(), "terminal", "x") {
+		t.Error("read-only escalated")
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -41,8 +42,9 @@ func (a *Approver) Escalate(ctx context.Context, tool, command string) bool {
 	if a.Prompt == nil || a.Mode() == ApprovalReadOnly {
 		return false
 	}
+	args, _ := json.Marshal(map[string]string{"command": command})
 	req := ApprovalRequest{Tool: tool, Summary: "Run once outside the sandbox (the sandbox stopped it): " + clip(command, 300),
-		NoSessionScope: true, OutsideSandbox: true}
+		NoSessionScope: true, OutsideSandbox: true, Args: string(args)}
 	if ok, why := IsDestructiveCommand(command); ok {
 		req.Destructive = true
 		req.Summary += " [destructive: " + why + "]"
