@@ -323,7 +323,7 @@ func tui(o *options, stderr io.Writer) int {
 	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs, Approvals: &w.approvals}
+		Commands: w.commands(), Dialogs: dialogs, Approvals: &w.approvals, Sandbox: cfg.Sandbox.Mode}
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events
