@@ -57,12 +57,18 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.tool, s.args)
 	}
+	// The approver's checks read the tree but never change it: one tree
+	// serves them all; a run of the tool gets a fresh one.
+	scratch := func(t testing.TB, root string) (cwd string) {
+		cwd = filepath.Join(root, "cwd")
+		writeFiles(t, cwd, map[string]string{"a.txt": "a\n", ".git/config": "[core]\n"})
+		writeFiles(t, filepath.Join(root, "outside"), map[string]string{"keep": "keep\n"})
+		return cwd
+	}
+	shared := scratch(f, f.TempDir())
 	f.Fuzz(func(t *testing.T, toolIdx uint8, args string) {
 		tool := fuzzTools[int(toolIdx)%len(fuzzTools)]
-		root := t.TempDir()
-		cwd, outside := filepath.Join(root, "cwd"), filepath.Join(root, "outside")
-		writeFiles(t, cwd, map[string]string{"a.txt": "a\n", ".git/config": "[core]\n"})
-		writeFiles(t, outside, map[string]string{"keep": "keep\n"})
+		cwd := shared
 		lenient := lenientView(tool, args)
 		for _, mode := range []ApprovalMode{ApprovalAsk, ApprovalAutoEdit, ApprovalReadOnly, ApprovalYolo} {
 			for _, sandboxed := range []bool{false, true} {
@@ -100,9 +106,14 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 		}
 		a := NewApprover(ApprovalAutoEdit, nil)
 		a.Cwd, a.Home = cwd, filepath.Join(cwd, ".talaria")
-		ok, _ := a.Check(context.Background(), tool, args)
-		if !ok {
+		if ok, _ := a.Check(context.Background(), tool, args); !ok {
 			return
+		}
+		root := t.TempDir()
+		cwd = scratch(t, root)
+		a.Cwd, a.Home = cwd, filepath.Join(cwd, ".talaria")
+		if ok, _ := a.Check(context.Background(), tool, args); !ok {
+			t.Fatalf("allowed in one tree, not in its copy: %s", args)
 		}
 		checked := a.classify(tool, args).req.Paths
 		before := snapshot(t, root)
