@@ -52,6 +52,12 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "talaria sandbox:", err)
 		return 127
 	}
+	// A session of its own: no controlling terminal to inject input
+	// into (TIOCSTI).
+	if _, err := syscall.Setsid(); err != nil {
+		fmt.Fprintln(os.Stderr, "talaria sandbox: setsid:", err)
+		return 126
+	}
 	runtime.LockOSThread()
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),

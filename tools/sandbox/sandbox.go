@@ -144,7 +144,11 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []string{s.bwrap, "--die-with-parent", "--new-session", "--unshare-pid"}
+	// No --new-session: the namespace's first process stays in the
+	// caller's process group, so that signalling the group (a timeout, a
+	// kill) ends the namespace and with it everything inside, whatever
+	// moment it comes at. The helper starts the new session instead.
+	out := []string{s.bwrap, "--die-with-parent", "--unshare-pid"}
 	if !s.cfg.Network {
 		out = append(out, "--unshare-net")
 	}
@@ -212,15 +216,17 @@ func findGit(root string) []string {
 func (s *Sandbox) StoppedHint(output string) string {
 	low := strings.ToLower(output)
 	fsDenied := strings.Contains(low, "permission denied") || strings.Contains(low, "read-only file system") || strings.Contains(low, "operation not permitted")
+	netWords := strings.Contains(low, "connect") || strings.Contains(low, "/dev/tcp") || strings.Contains(low, "socket") || strings.Contains(low, "network")
 	netDenied := !s.cfg.Network && (strings.Contains(low, "connection refused") || strings.Contains(low, "network is unreachable") ||
-		strings.Contains(low, "could not resolve") || strings.Contains(low, "temporary failure in name resolution") || strings.Contains(low, "name or service not known"))
+		strings.Contains(low, "could not resolve") || strings.Contains(low, "temporary failure in name resolution") ||
+		strings.Contains(low, "name or service not known") || (fsDenied && netWords))
 	switch {
+	case netDenied:
+		return "the sandbox cut the network (sandbox.network: false). To allow it, set sandbox.network: true, or run talaria with --sandbox off."
 	case fsDenied && s.cfg.Mode == ReadOnly:
 		return "the sandbox (read-only) stopped it: commands may not write anywhere. To allow writes, use sandbox.mode: workspace-write (or --sandbox workspace-write)."
 	case fsDenied:
 		return fmt.Sprintf("the sandbox (workspace-write) probably stopped it: commands may write only below %s, and never under .git or $TALARIA_HOME. To allow another directory, add it to sandbox.writable_roots, or run talaria with --sandbox off.", strings.Join(s.writable, ", "))
-	case netDenied:
-		return "the sandbox cut the network (sandbox.network: false). To allow it, set sandbox.network: true, or run talaria with --sandbox off."
 	}
 	return ""
 }
