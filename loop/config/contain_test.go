@@ -18,7 +18,7 @@ func TestContainKeys(t *testing.T) {
 		"sandbox:\n  mode: strict\n":                "sandbox.mode",
 		"sandbox:\n  writable_roots: [rel/dir]\n":   "sandbox.writable_roots[0]",
 		"terminal:\n  env_passthrough: [\"A=B\"]\n": "terminal.env_passthrough[0]",
-		"sandbox:\n  nework: true\n":               "sandbox.nework",
+		"sandbox:\n  nework: true\n":                "sandbox.nework",
 	} {
 		c := Default()
 		err := Parse([]byte(yaml), "c.yaml", &c)
