@@ -81,6 +81,9 @@ type Sandbox struct {
 	bwrap    string
 	exe      string
 	writable []string
+	// gitDirs are the .git entries below the writable roots, found once
+	// by New (a walk of a large tree is too slow for every command).
+	gitDirs []string
 }
 
 // policy is what the helper is told to enforce.
@@ -121,6 +124,12 @@ func New(cfg Config) (*Sandbox, error) {
 				s.writable = append(s.writable, real)
 			}
 		}
+	}
+	for _, root := range s.writable {
+		if root == "/tmp" || root == filepath.Clean(os.Getenv("TMPDIR")) {
+			continue // shared scratch space, not scanned
+		}
+		s.gitDirs = append(s.gitDirs, findGit(root)...)
 	}
 	return s, nil
 }
@@ -163,9 +172,11 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 	return append(out, argv...), nil
 }
 
-// protected lists the existing paths to bind read-only: the configured
-// ones and every .git below a writable root, resolved, without /tmp's
-// (not scanned: it is shared scratch space).
+// protected lists the existing paths to bind read-only, resolved: the
+// configured ones, the .git entries New found below the writable roots
+// (not below /tmp and $TMPDIR: shared scratch space), and the working
+// directory's .git, looked for again on every command so that one made by
+// git init during the session is covered from the next command on.
 func (s *Sandbox) protected() []string {
 	var out []string
 	add := func(p string) {
@@ -176,13 +187,11 @@ func (s *Sandbox) protected() []string {
 	for _, p := range s.cfg.Protected {
 		add(p)
 	}
-	for _, root := range s.writable {
-		if root == "/tmp" || root == filepath.Clean(os.Getenv("TMPDIR")) {
-			continue
-		}
-		for _, g := range findGit(root) {
-			add(g)
-		}
+	for _, g := range s.gitDirs {
+		add(g)
+	}
+	if s.cfg.Mode == WorkspaceWrite && s.cfg.Cwd != "" {
+		add(filepath.Join(s.cfg.Cwd, ".git"))
 	}
 	return out
 }

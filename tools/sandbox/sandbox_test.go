@@ -116,8 +116,10 @@ func TestEscapeAttempts(t *testing.T) {
 	// A detached child does not outlive the sandbox: its PID namespace
 	// is emptied before the sandbox's first process is reaped, so once
 	// the command returned, no process of it is left.
-	marker := fmt.Sprintf("talaria-sbx-marker-%d", os.Getpid())
-	runIn(t, s, cwd, "(setsid sh -c 'sleep 3600' "+marker+" &); (nohup sh -c 'sleep 3600' "+marker+" >/dev/null 2>&1 &); exit 0")
+	// A sleep of its own length marks them (a shell may exec its last
+	// command, dropping any other marker).
+	marker := fmt.Sprintf("3600.%d", os.Getpid())
+	runIn(t, s, cwd, "(setsid sleep "+marker+" &); (nohup sleep "+marker+" >/dev/null 2>&1 &); exit 0")
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,8 @@ func TestToolsUnderSandbox(t *testing.T) {
 	if !strings.Contains(res.Output, "probably stopped it") {
 		t.Errorf("outside write: %q", res.Output)
 	}
-	res = reg.Call(ctx, env, "terminal", `{"command":"sleep 100","background":true}`)
+	marker := fmt.Sprintf("100.%d", os.Getpid()) // a sleep of its own length
+	res = reg.Call(ctx, env, "terminal", `{"command":"sleep `+marker+`","background":true}`)
 	if res.IsError {
 		t.Fatal(res.Output)
 	}
@@ -49,7 +51,7 @@ func TestToolsUnderSandbox(t *testing.T) {
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "sleep\x00100") {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
 			t.Errorf("left running: %s %q", p, b)
 		}
 	}
