@@ -63,6 +63,9 @@ type Session struct {
 	Agent   *loop.Agent
 	Resumed bool
 	tools   *toolset
+	// mask hides the session's keys in what is printed (nil: only the
+	// generic shapes).
+	mask *providers.Masker
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -202,6 +205,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Log:                  newLogger(home),
 	}
 	masker := sessionMasker(cfg, backend)
+	s.mask = masker
 	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), maskStore{Store: store, m: masker}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	opts.ToolEnv = ts.env

@@ -216,17 +216,20 @@ func TestContainMasksKeyIn401(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	writeConfig(t, home, "agent:\n  api_max_retries: 0\n")
 	srv := pt.New(t)
-	srv.Push(pt.Error(401, `{"error":{"message":"Incorrect API key provided: `+key+`. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`, nil))
+	body := `{"error":{"message":"Incorrect API key provided: ` + key + `. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`
+	srv.Push(pt.Error(401, body, nil), pt.Error(401, body, nil))
 	r := talariaWith(t, home, cwd, srv, []string{"OPENAI_API_KEY=" + key}, "-p", "hi", "--json")
 	all := r.stdout + r.stderr
+	r = talariaWith(t, home, cwd, srv, []string{"OPENAI_API_KEY=" + key}, "-p", "hi")
+	all += r.stdout + r.stderr
 	if !strings.Contains(all, "sk-…WXYZ") {
 		t.Errorf("no masked key in the output:\n%s", all)
 	}
 	ls := talariaWith(t, home, cwd, nil, nil, "sessions", "--json")
 	var list []map[string]any
 	_ = json.Unmarshal([]byte(ls.stdout), &list)
-	if len(list) == 1 {
-		ex := talariaWith(t, home, cwd, nil, nil, "export", list[0]["id"].(string))
+	for _, s := range list {
+		ex := talariaWith(t, home, cwd, nil, nil, "export", s["id"].(string))
 		all += ex.stdout
 	}
 	logData, _ := os.ReadFile(filepath.Join(home, ".talaria", "logs", "talaria.log"))

@@ -62,7 +62,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		}
 		res = r
 		if !o.JSON && res.FinalResponse != "" {
-			fmt.Fprintln(o.Stdout, res.FinalResponse)
+			fmt.Fprintln(o.Stdout, s.mask.Mask(res.FinalResponse))
 		}
 		if loop.IsInterrupted(res.ExitReason) {
 			break
@@ -79,7 +79,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		input = next
 	}
 	if !o.JSON && res.Explanation != "" {
-		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", res.Explanation, res.ExitReason)
+		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", s.mask.Mask(res.Explanation), res.ExitReason)
 	}
 	switch {
 	case loop.IsInterrupted(res.ExitReason):
