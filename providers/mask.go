@@ -14,12 +14,14 @@ const minSecretLen = 6
 // (sk-, sk-proj-, sk-ant-), Google (AIza), Hugging Face (hf_), GitHub
 // (ghp_, github_pat_), AWS access key ids, and bearer tokens.
 var (
-	keyShapeRe  = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{12,}|AIza[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[A-Z0-9]{16})`)
-	bearerRe    = regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)`)
-	userinfoRe  = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#@\s]+)@`)
-	keyParamRe  = regexp.MustCompile(`(?i)([?&](?:key|api_key|apikey|access_token|token)=)([^&#\s"']+)`)
-	maskedShape = "…"
+	keyShapeRe = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{12,}|AIza[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[A-Z0-9]{16})`)
+	bearerRe   = regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)`)
+	userinfoRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#@\s]+)@`)
+	keyParamRe = regexp.MustCompile(`(?i)([?&](?:key|api_key|apikey|access_token|token)=)([^&#\s"']+)`)
 )
+
+// maskedShape stands for the hidden part of a secret.
+const maskedShape = "…"
 
 // Masker hides secrets in text: the key values it was given, URL
 // userinfo (https://user:pass@host), key query parameters (?key=…) and

@@ -27,16 +27,15 @@ const (
 	ApprovalReadOnly ApprovalMode = "read-only"
 )
 
-// ApprovalCycle is the order in which Shift+Tab steps through the modes;
-// yolo is set only on purpose (/approvals yolo, --yolo).
-var ApprovalCycle = [...]ApprovalMode{ApprovalAsk, ApprovalAutoEdit, ApprovalReadOnly}
-
-// Next returns the mode after m in ApprovalCycle (ask after yolo).
+// Next returns the mode after m in the order Shift+Tab steps through
+// them: ask → auto-edit → read-only → ask. Yolo is set only on purpose
+// (/approvals yolo, --yolo); ask follows it.
 func (m ApprovalMode) Next() ApprovalMode {
-	for i, c := range ApprovalCycle {
-		if c == m {
-			return ApprovalCycle[(i+1)%len(ApprovalCycle)]
-		}
+	switch m {
+	case ApprovalAsk:
+		return ApprovalAutoEdit
+	case ApprovalAutoEdit:
+		return ApprovalReadOnly
 	}
 	return ApprovalAsk
 }

@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// secretWords mark a variable name as a secret: commands do not inherit
-// variables whose names contain one of them (in any case).
-var secretWords = [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD"}
-
 // CommandPolicy is how terminal and process start commands: their
 // environment and, when set, the OS sandbox they run in.
 type CommandPolicy struct {
@@ -55,13 +51,14 @@ func FilterEnviron(environ, keys, passthrough []string) []string {
 }
 
 // isSecretName reports whether the variable name is one of keys or looks
-// like a secret.
+// like a secret: its name contains KEY, SECRET, TOKEN or PASSWORD, in any
+// case.
 func isSecretName(name string, keys []string) bool {
 	if slices.Contains(keys, name) {
 		return true
 	}
 	up := strings.ToUpper(name)
-	for _, w := range secretWords {
+	for _, w := range [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD"} {
 		if strings.Contains(up, w) {
 			return true
 		}
