@@ -23,6 +23,7 @@ import (
 	"talaria/persist"
 	"talaria/themes"
 	"talaria/tools"
+	"talaria/tools/sandbox"
 	"talaria/ui"
 )
 
@@ -44,6 +45,10 @@ func main() {
 	if file := os.Getenv(tools.WatchdogEnv); file != "" {
 		// The watchdog of a talaria process (see tools.Reaper).
 		os.Exit(tools.RunWatchdog(file, os.Stdin))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// Started by the sandbox to restrict itself and run a command.
+		os.Exit(sandbox.Main(os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -79,6 +84,7 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&f.Overrides.MaxIterations, "max-iterations", 0, "iteration budget per turn (default agent.max_iterations, 90)")
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory (default the current directory)")
 	fs.BoolVar(&f.Overrides.Yolo, "yolo", false, "approve every tool call without asking")
+	fs.StringVar(&f.Overrides.Sandbox, "sandbox", "", "run commands in an OS sandbox: off | read-only | workspace-write (default sandbox.mode)")
 	fs.StringVar(&f.Overrides.Theme, "theme", "", "TUI theme")
 	fs.BoolVar(&f.Continue, "c", false, "continue the most recent session of this directory")
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
@@ -340,7 +346,7 @@ func tui(o *options, stderr io.Writer) int {
 		first, err = w.Open()
 	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
-		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs}
+		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode}
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:

@@ -82,7 +82,7 @@ type patchArgs struct {
 
 // isV4A reports whether the call applies a V4A patch: mode "patch", or no
 // mode with a non-blank patch and no old_string. The tool, the planner and
-// the approver all decide through it (see patchIsV4A), so that they agree
+// the approver all decide through it (see writePaths), so that they agree
 // on which paths a call touches.
 func (a patchArgs) isV4A() bool {
 	switch strings.TrimSpace(a.Mode) {
@@ -92,25 +92,6 @@ func (a patchArgs) isV4A() bool {
 		return strings.TrimSpace(a.Patch) != "" && a.OldString == nil
 	}
 	return false
-}
-
-// patchIsV4A reports whether the raw JSON arguments of a patch call make it
-// apply a V4A patch, as PatchTool.Run decides. Arguments of the wrong type
-// are ignored field by field; such a call fails in Run before it touches
-// anything.
-func patchIsV4A(raw string) bool {
-	var a patchArgs
-	_ = json.Unmarshal([]byte(raw), &a)
-	return a.isV4A()
-}
-
-// patchArgsAreV4A is patchIsV4A for arguments already split into fields.
-func patchArgsAreV4A(args map[string]json.RawMessage) bool {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return false
-	}
-	return patchIsV4A(string(raw))
 }
 
 // Run implements Tool.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -107,7 +106,7 @@ type ProcessInfo struct {
 
 // Start runs command with bash -c in dir, in its own process group, with
 // stdin from /dev/null, and returns its id at once.
-func (m *ProcessManager) Start(command, dir string) (string, error) {
+func (m *ProcessManager) Start(pol CommandPolicy, command, dir string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -126,8 +125,12 @@ func (m *ProcessManager) Start(command, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot create an output pipe: %v", err)
 	}
-	cmd := exec.Command(shellPath(), "-c", command)
-	cmd.Dir = dir
+	cmd, err := pol.shellCommand(context.Background(), command, dir)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return "", err
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -61,7 +61,7 @@ func (ProcessTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resul
 		return Errorf("process: background processes are not available in this session")
 	}
 	m := env.Processes
-	action := strings.ToLower(strings.TrimSpace(a.Action))
+	action := a.action()
 	if action == "list" {
 		return Result{Output: renderProcessList(m.List())}
 	}

@@ -18,6 +18,12 @@ type Env struct {
 	Cwd string
 	// SessionID is the session the call belongs to.
 	SessionID string
+	// Commands is how terminal and process start commands: their
+	// environment (without secrets) and the OS sandbox.
+	Commands CommandPolicy
+	// Escalate asks the user whether a command the sandbox stopped may run
+	// once outside it; nil (headless) never escalates.
+	Escalate func(ctx context.Context, tool, command string) bool
 	// Processes holds the session's background processes (terminal with
 	// background=true, and the process tool). Nil disables them. The
 	// session creates it with NewProcessManager and closes it at its end.

@@ -35,6 +35,7 @@ func commandList() []command {
 		{"diff", "", "show the session's changes to the working tree"},
 		{"usage", "", "show token usage"},
 		{"theme", "[NAME]", "switch the colour theme"},
+		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
 		{"copy", "", "copy the last answer to the clipboard"},
 		{"quit", "", "leave talaria"},
 	}

@@ -24,6 +24,7 @@ type keyMap struct {
 	ToggleMouse   key.Binding
 	Pager         key.Binding
 	FocusLane     key.Binding
+	Approvals     key.Binding
 }
 
 // defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
@@ -43,12 +44,13 @@ func defaultKeyMap() keyMap {
 		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
 		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G q)")),
 		FocusLane:     key.NewBinding(key.WithKeys("ctrl+up", "ctrl+down"), key.WithHelp("ctrl+↑/↓", "focus a running tool · x stops only it · esc unfocus")),
+		Approvals:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "approvals: ask → auto-edit → read-only")),
 	}
 }
 
 // help returns the bindings in the order /help lists them.
 func (k keyMap) help() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane}
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals}
 }
 
 // handleKey routes a key press: to the open modal, else the screen's
@@ -86,6 +88,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleReasoning()
 	case key.Matches(msg, k.ToggleMouse):
 		return m.toggleMouse()
+	case key.Matches(msg, k.Approvals):
+		return m.cycleApprovals()
 	}
 	return m.editInput(msg)
 }

@@ -81,6 +81,13 @@ type Options struct {
 	// screen opens (the --demo tour).
 	InitialPrompt string
 
+	// Approvals reads and sets the approvals mode (Shift+Tab, /approvals);
+	// the status line shows it. Nil: the mode is not shown nor changed.
+	Approvals ApprovalControl
+	// Sandbox is the sandbox mode the status line shows ("" or "off":
+	// none).
+	Sandbox string
+
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
 }

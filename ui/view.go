@@ -115,6 +115,9 @@ func (m *Model) renderStatus() string {
 		model = m.ses.provider + "/" + model
 	}
 	left := []string{st.StatusAccent.Render(model)}
+	if c := m.containStatus(); c != "" {
+		left = append(left, st.StatusWarn.Render(c))
+	}
 	if m.live.fallback != nil {
 		left = append(left, st.StatusWarn.Render("⇄ fallback"))
 	}

@@ -71,6 +71,9 @@ type Session struct {
 	Resumed bool
 	tools   *toolset
 	lease   *persist.Lease // this session's one-writer lease, while held
+	// mask hides the session's keys in what is printed (nil: only the
+	// generic shapes).
+	mask *providers.Masker
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -177,7 +180,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err := s.takeLease(ctx, f.Wait); err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
+	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
 		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos())
 	if err != nil {
 		return nil, err
@@ -215,6 +218,9 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Log:                  newLogger(home),
 	}
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
+	masker := sessionMasker(cfg, backend)
+	s.mask = masker
+	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), maskStore{Store: store, m: masker}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	s.wireCheckpoints(&opts)
 	opts.ToolEnv = ts.env

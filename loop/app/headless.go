@@ -67,7 +67,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		}
 		res = r
 		if !o.JSON && res.FinalResponse != "" {
-			fmt.Fprintln(o.Stdout, answerText(o.Stdout, res.FinalResponse))
+			fmt.Fprintln(o.Stdout, answerText(o.Stdout, s.mask.Mask(res.FinalResponse)))
 		}
 		if !o.JSON {
 			warnCleanup(o.Stderr, res)
@@ -88,7 +88,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		input = next
 	}
 	if !o.JSON && res.Explanation != "" {
-		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", res.Explanation, res.ExitReason)
+		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", s.mask.Mask(res.Explanation), res.ExitReason)
 	}
 	switch {
 	case loop.IsInterrupted(res.ExitReason):

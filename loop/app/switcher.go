@@ -14,6 +14,7 @@ import (
 	"talaria/loop/compress"
 	"talaria/loop/config"
 	"talaria/persist"
+	"talaria/tools"
 )
 
 // ErrNoSession is returned when there is no current session to act on.
@@ -39,6 +40,9 @@ type Switcher struct {
 
 	mu  sync.Mutex
 	cur *Session
+	// chosen is the approvals mode the user set (Shift+Tab, /approvals),
+	// carried over to the next session; "" until they do.
+	chosen tools.ApprovalMode
 }
 
 // NewSwitcher returns a switcher that opens sessions with flags f under
@@ -116,6 +120,9 @@ func (w *Switcher) adopt(s *Session) {
 	w.mu.Lock()
 	old := w.cur
 	w.cur = s
+	if a := s.Approvals(); a != nil && w.chosen != "" {
+		a.SetMode(w.chosen)
+	}
 	w.mu.Unlock()
 	if old != nil {
 		old.Close()

@@ -39,10 +39,13 @@ type toolset struct {
 // delegate_task tool is registered now (AvailableBuiltins offers it only
 // when Env.Delegate is set) and gets its child-agent factory later, from
 // delegateTo, once the agent's options exist; until then it says so.
-func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
+func buildTools(ctx context.Context, cfg config.Config, home string, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
 		return nil, usage("approvals: %v", err)
+	}
+	if env.Commands, err = commandPolicy(cfg, home, env.Cwd); err != nil {
+		return nil, err
 	}
 	env.Todos, env.Ask = tools.NewTodoList(todos...), ui.Ask
 	if env.Processes == nil {
@@ -54,7 +57,11 @@ func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Intera
 	}
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
 	ts.approver = tools.NewApprover(mode, ui.Approve)
-	ts.approver.Tools, ts.approver.Cwd = ts.registry, env.Cwd
+	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
+	ts.approver.Sandboxed = env.Commands.Sandbox != nil
+	if ui.Approve != nil {
+		ts.env.Escalate = ts.approver.Escalate
+	}
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}
@@ -71,7 +78,7 @@ func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCP
 	for _, n := range names {
 		s := servers[n]
 		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-			Reaper: ts.env.Processes.Reaper()})
+			Reaper: ts.env.Processes.Reaper(), Environ: ts.env.Commands.Environ})
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -25,6 +25,8 @@ type Config struct {
 	Compression        Compression          `yaml:"compression"`
 	Display            Display              `yaml:"display"`
 	MCPServers         map[string]MCPServer `yaml:"mcp_servers"`
+	Terminal           Terminal             `yaml:"terminal"`
+	Sandbox            Sandbox              `yaml:"sandbox"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).
@@ -128,6 +130,7 @@ func Default() Config {
 		Delegation:  Delegation{MaxIterations: 50},
 		Compression: Compression{Enabled: true, Threshold: 0.50},
 		Display:     Display{Theme: "", BusyInputMode: "steer", LiveLines: 5},
+		Sandbox:     Sandbox{Mode: "off"},
 	}
 }
 

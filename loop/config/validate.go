@@ -52,7 +52,13 @@ func Validate(cfg *Config, file string) error {
 	case a.MaxResponseBytes < 0:
 		return bad("agent.max_response_bytes", "must be a byte count such as 8388608 (0 disables the cap)")
 	}
-	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "yolo"}, bad); err != nil {
+	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "read-only", "yolo"}, bad); err != nil {
+		return err
+	}
+	if err := oneOf("sandbox.mode", cfg.Sandbox.Mode, SandboxModes(), bad); err != nil {
+		return err
+	}
+	if err := validateContain(cfg, bad); err != nil {
 		return err
 	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type ServerConfig struct {
 	Args []string
 	// Env holds variables added to the inherited environment.
 	Env map[string]string
+	// Environ is the environment a stdio server inherits, before Env;
+	// nil means the process environment without secrets
+	// (tools.FilterEnviron).
+	Environ []string
 	// URL is the endpoint of a streamable HTTP server.
 	URL string
 	// Reaper, when set, records a stdio server's process group so that it
@@ -297,7 +302,11 @@ func (s *server) connect(ctx context.Context) error {
 	var stderr *tailBuffer
 	if s.cfg.Command != "" {
 		cmd = exec.Command(s.cfg.Command, s.cfg.Args...)
-		cmd.Env = os.Environ()
+		cmd.Env = s.cfg.Environ
+		if cmd.Env == nil {
+			cmd.Env = tools.FilterEnviron(os.Environ(), nil, nil)
+		}
+		cmd.Env = slices.Clip(cmd.Env)
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

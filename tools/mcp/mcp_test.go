@@ -59,6 +59,12 @@ func newTestServer(stdio bool) *sdk.Server {
 			<-ctx.Done()
 			return nil, nil, ctx.Err()
 		})
+	if stdio && os.Getenv("TALARIA_MCP_TEST_GETENV") == "1" {
+		sdk.AddTool(s, &sdk.Tool{Name: "getenv", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+			func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Text + "=" + os.Getenv(in.Text)}}}, nil, nil
+			})
+	}
 	if stdio {
 		sdk.AddTool(s, &sdk.Tool{Name: "crash"},
 			func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
