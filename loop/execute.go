@@ -78,6 +78,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 			}
 		}
 		msg := toolResult(calls[r.Index], out)
+		msg.Images = r.Result.Images
 		if r.Result.IsError {
 			msg.SetFlag(providers.FlagToolError, true)
 		}
