@@ -317,7 +317,7 @@ func tui(o *options, stderr io.Writer) int {
 	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs}
+		Commands: w.commands(), Dialogs: dialogs, MCPStarting: w.agent.mcpStarting}
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events
@@ -370,6 +370,15 @@ type tuiWiring struct {
 type switchAgent struct {
 	mu sync.Mutex
 	a  *loop.Agent
+	s  *app.Session
+}
+
+// mcpStarting lists the current session's MCP servers still starting.
+func (s *switchAgent) mcpStarting() []string {
+	s.mu.Lock()
+	cur := s.s
+	s.mu.Unlock()
+	return cur.MCPStarting()
 }
 
 func (s *switchAgent) get() *loop.Agent {
@@ -428,6 +437,9 @@ func (w *tuiWiring) adopt(s *app.Session) ui.Session {
 	}
 	w.cur = s
 	w.agent.set(s.Agent)
+	w.agent.mu.Lock()
+	w.agent.s = s
+	w.agent.mu.Unlock()
 	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
 	return ui.Session{Agent: &w.agent, Events: w.ev, ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
 }

@@ -237,7 +237,7 @@ func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalCla
 	_ = json.Unmarshal([]byte(args), &m)
 	str := func(k string) string { s, _ := m[k].(string); return strings.TrimSpace(s) }
 	switch toolName {
-	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task":
+	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task", "list_mcp_resources", "read_mcp_resource":
 		return req, classReadOnly, toolName
 	case "terminal":
 		cmd := str("command")

@@ -98,6 +98,10 @@ type Options struct {
 	// InitialPrompt, when set, is sent as the first message as soon as the
 	// screen opens (the --demo tour).
 	InitialPrompt string
+	// MCPStarting, when set, lists the MCP servers still starting; the
+	// status line shows them until none is. Called from Update: it must
+	// be quick and safe to call from another goroutine.
+	MCPStarting func() []string
 
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time

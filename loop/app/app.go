@@ -165,11 +165,14 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos())
+	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos(), f.Headless, newLogger(home))
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
+	if !s.Resumed {
+		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
+	}
 	if len(ts.warnings) > 0 {
 		s.Notice = strings.TrimPrefix(s.Notice+"; "+strings.Join(ts.warnings, "; "), "; ")
 	}
@@ -198,6 +201,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
 		BeforeTurn:           ts.beforeTurn,
+		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}

@@ -1,0 +1,62 @@
+package app_test
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pt "talaria/providers/providertest"
+	"talaria/tools/mcp/mcptest"
+)
+
+// TestMCPInstructionsInTheSystemPrompt: a new session's prompt takes the
+// MCP servers' instructions under each server's name, and the prompt stays
+// byte for byte the same on the next turn (here after a restart with -c).
+func TestMCPInstructionsInTheSystemPrompt(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	mcpSrv := httptest.NewServer(mcptest.Handler(mcptest.Options{Instructions: "Use web tools kindly."}))
+	defer mcpSrv.Close()
+	cfg := "mcp_servers:\n  web:\n    url: " + mcpSrv.URL + "\n    startup_timeout: 5s\n"
+	if err := os.MkdirAll(filepath.Join(home, ".talaria"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".talaria", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "read_mcp_resource", Args: `{"server":"web","uri":"test://readme"}`}), pt.Text("first"), pt.Text("second"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "one"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "two"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	raw := srv.RawRequests()
+	if len(raw) != 3 {
+		t.Fatalf("%d requests", len(raw))
+	}
+	sys := func(body string) string {
+		i := strings.Index(body, `"messages":[`)
+		j := strings.Index(body[i:], `},{`)
+		return body[i : i+j]
+	}
+	want := `# MCP server instructions\n` + `Each MCP server's tools are named SERVER__TOOL. What the servers say about using them:\n## web\nUse web tools kindly.\n\nModel: `
+	if !strings.Contains(sys(raw[0]), want) {
+		t.Fatalf("instructions not in the prompt:\n%s", sys(raw[0]))
+	}
+	for i := 1; i < 3; i++ {
+		if sys(raw[i]) != sys(raw[0]) {
+			t.Fatalf("system prompt of request %d differs:\n%s\n%s", i, sys(raw[0]), sys(raw[i]))
+		}
+	}
+	// The resource tools are offered, and read_mcp_resource read the
+	// readme for the model.
+	if !strings.Contains(raw[0], `"name":"list_mcp_resources"`) || !strings.Contains(raw[0], `"name":"web__echo"`) {
+		t.Errorf("tools not offered: %s", raw[0])
+	}
+	if !strings.Contains(raw[1], mcptest.Readme) {
+		t.Errorf("the resource did not reach the model: %s", raw[1])
+	}
+}
