@@ -1,12 +1,16 @@
 package app_test
 
 import (
+	"context"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"talaria/loop/app"
 	pt "talaria/providers/providertest"
 	"talaria/tools/mcp/mcptest"
 )
@@ -18,13 +22,7 @@ func TestMCPInstructionsInTheSystemPrompt(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	mcpSrv := httptest.NewServer(mcptest.Handler(mcptest.Options{Instructions: "Use web tools kindly."}))
 	defer mcpSrv.Close()
-	cfg := "mcp_servers:\n  web:\n    url: " + mcpSrv.URL + "\n    startup_timeout: 5s\n"
-	if err := os.MkdirAll(filepath.Join(home, ".talaria"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".talaria", "config.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, home, "mcp_servers:\n  web:\n    url: "+mcpSrv.URL+"\n    startup_timeout: 5s\n")
 	srv := pt.New(t)
 	srv.Push(pt.ToolCalls(pt.Call{Name: "read_mcp_resource", Args: `{"server":"web","uri":"test://readme"}`}), pt.Text("first"), pt.Text("second"))
 	if r := talaria(t, home, cwd, srv, "", "-p", "one"); r.code != 0 {
@@ -58,5 +56,70 @@ func TestMCPInstructionsInTheSystemPrompt(t *testing.T) {
 	}
 	if !strings.Contains(raw[1], mcptest.Readme) {
 		t.Errorf("the resource did not reach the model: %s", raw[1])
+	}
+}
+
+// slowHandler holds every request until release is closed: a server that
+// is slow to start.
+func slowHandler(h http.Handler, release <-chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeConfig(t *testing.T, home, cfg string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(home, ".talaria"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".talaria", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTUISessionDoesNotWaitForMCP: opening a TUI session returns while a
+// server still starts, and says so; the server comes up in the background.
+func TestTUISessionDoesNotWaitForMCP(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	release := make(chan struct{})
+	mcpSrv := httptest.NewServer(slowHandler(mcptest.Handler(mcptest.Options{}), release))
+	defer mcpSrv.Close()
+	writeConfig(t, home, "mcp_servers:\n  web:\n    url: "+mcpSrv.URL+"\n")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	s, err := app.Open(context.Background(), app.Flags{Home: filepath.Join(home, ".talaria"), Cwd: cwd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := s.MCPStarting(); len(got) != 1 || got[0] != "web" {
+		t.Fatalf("starting = %v", got)
+	}
+	close(release)
+}
+
+// TestSlowMCPServerWorksHeadless: headless, talaria waits for a server
+// that is slow to start (within its startup_timeout) and its tools work
+// in the first turn.
+func TestSlowMCPServerWorksHeadless(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	release := make(chan struct{})
+	mcpSrv := httptest.NewServer(slowHandler(mcptest.Handler(mcptest.Options{}), release))
+	defer mcpSrv.Close()
+	go func() { time.Sleep(2 * time.Second); close(release) }() // the server takes 2s to start
+	writeConfig(t, home, "mcp_servers:\n  web:\n    url: "+mcpSrv.URL+"\n    startup_timeout: 20s\n")
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "web__echo", Args: `{"text":"slow but there"}`}), pt.Text("done"))
+	if r := talaria(t, home, cwd, srv, "", "--yolo", "-p", "go"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	raw := srv.RawRequests()
+	if len(raw) != 2 || !strings.Contains(raw[0], `"name":"web__echo"`) || !strings.Contains(raw[1], "echo: slow but there") {
+		t.Fatalf("requests: %q", raw)
 	}
 }
