@@ -213,6 +213,20 @@ func TestImageResult(t *testing.T) {
 	if _, im := imagePart("image/tiff", mcptest.PNG); im != nil {
 		t.Error("tiff passed on as an image")
 	}
+	// At most maxImages images and maxImageTotal bytes per result.
+	var parts []string
+	set := &imageSet{parts: &parts}
+	for range maxImages + 1 {
+		set.add("image/png", mcptest.PNG)
+	}
+	four := make([]byte, 4<<20)
+	set2 := &imageSet{parts: &parts}
+	for range 3 {
+		set2.add("image/jpeg", four)
+	}
+	if len(set.images) != maxImages || len(set2.images) != 2 || len(parts) != maxImages+4 || !strings.Contains(parts[len(parts)-1], "not shown") {
+		t.Errorf("images kept: %d and %d; parts %q", len(set.images), len(set2.images), parts[len(parts)-1])
+	}
 }
 
 func TestProgressReachesTheCallback(t *testing.T) {

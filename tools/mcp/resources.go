@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"talaria/providers"
 	"talaria/tools"
 )
 
@@ -189,23 +188,16 @@ func (t *readResource) Run(ctx context.Context, _ *tools.Env, args json.RawMessa
 		return tools.Errorf("%v", err)
 	}
 	var parts []string
-	var images []providers.Image
-	image := func(mime string, data []byte) {
-		text, im := imagePart(mime, data)
-		parts = append(parts, text)
-		if im != nil && len(images) < maxImages {
-			images = append(images, *im)
-		}
-	}
+	imgs := &imageSet{parts: &parts}
 	for _, c := range res.Contents {
 		if c == nil {
 			continue
 		}
-		if text := resourceText(c, image); text != "" {
+		if text := resourceText(c, imgs.add); text != "" {
 			parts = append(parts, text)
 		}
 	}
-	return tools.Result{Output: capOutput(strings.Join(parts, "\n")), Images: images}
+	return tools.Result{Output: capOutput(strings.Join(parts, "\n")), Images: imgs.images}
 }
 
 // names lists the servers' names for error messages.

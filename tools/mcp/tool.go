@@ -235,14 +235,8 @@ func isClosed(ch chan struct{}) bool {
 // nothing else.
 func convertResult(res *sdk.CallToolResult) tools.Result {
 	var parts []string
-	var images []providers.Image
-	image := func(mime string, data []byte) {
-		text, im := imagePart(mime, data)
-		parts = append(parts, text)
-		if im != nil && len(images) < maxImages {
-			images = append(images, *im)
-		}
-	}
+	imgs := &imageSet{parts: &parts}
+	image := imgs.add
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
@@ -274,11 +268,36 @@ func convertResult(res *sdk.CallToolResult) tools.Result {
 	if res.IsError && !strings.HasPrefix(out, "Error") {
 		out = "Error: " + out
 	}
-	return tools.Result{Output: out, IsError: res.IsError, Images: images}
+	return tools.Result{Output: out, IsError: res.IsError, Images: imgs.images}
 }
 
-// maxImages bounds the images of one result.
-const maxImages = 8
+// Bounds on the images of one result.
+const (
+	maxImages     = 8
+	maxImageTotal = 2 * providers.MaxImageBytes
+)
+
+// imageSet collects the images of one result within maxImages and
+// maxImageTotal, adding each one's placeholder to parts.
+type imageSet struct {
+	parts  *[]string
+	images []providers.Image
+	total  int
+}
+
+// add takes one image, or only its placeholder when it cannot be passed
+// on or the result holds enough images already.
+func (s *imageSet) add(mime string, data []byte) {
+	text, im := imagePart(mime, data)
+	if im != nil && (len(s.images) >= maxImages || s.total+len(data) > maxImageTotal) {
+		text, im = fmt.Sprintf("[image %s, %d bytes: not shown, the result holds enough images]", mime, len(data)), nil
+	}
+	*s.parts = append(*s.parts, text)
+	if im != nil {
+		s.images = append(s.images, *im)
+		s.total += len(data)
+	}
+}
 
 // imagePart returns the placeholder text of an image and the image itself
 // when a wire can take it (a known media type within MaxImageBytes).
