@@ -170,7 +170,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, err
 	}
 	s.tools = ts
-	if !s.Resumed {
+	if countTurns(history) == 0 { // a new session, or one that never ran a turn
 		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}
 	if len(ts.warnings) > 0 {

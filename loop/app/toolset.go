@@ -155,8 +155,8 @@ func (ts *toolset) beforeTurn(ctx context.Context) {
 	}
 }
 
-// completePromptOnce arranges for base, the prompt just built for a new
-// session, to be completed with the MCP servers' instructions at the first
+// completePromptOnce arranges for base, the prompt of a session that has
+// not run a turn yet, to be completed with the MCP servers' instructions at the first
 // turn and saved with save.
 func (ts *toolset) completePromptOnce(base string, save func(string) error) {
 	if ts.mcp == nil {
@@ -174,7 +174,7 @@ func (ts *toolset) completePrompt() {
 	base := ts.promptBase
 	ts.promptBase = ""
 	section := mcpInstructionsSection(ts.Instructions())
-	if base == "" || section == "" {
+	if base == "" || section == "" || strings.Contains(base, mcpSectionTitle) {
 		return
 	}
 	ts.prompt = insertBeforeRuntimeLines(base, section)
@@ -193,6 +193,9 @@ func (ts *toolset) turnPrompt() string {
 	return ts.prompt
 }
 
+// mcpSectionTitle opens the MCP instructions section of the prompt.
+const mcpSectionTitle = "# MCP server instructions\n"
+
 // mcpInstructionsSection renders the servers' instructions, by server
 // name, as a prompt section; "" when there are none.
 func mcpInstructionsSection(ins map[string]string) string {
@@ -205,7 +208,7 @@ func mcpInstructionsSection(ins map[string]string) string {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("# MCP server instructions\n")
+	b.WriteString(mcpSectionTitle)
 	b.WriteString("Each MCP server's tools are named SERVER__TOOL. What the servers say about using them:\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "## %s\n%s\n", n, ins[n])
