@@ -317,7 +317,7 @@ func tui(o *options, stderr io.Writer) int {
 	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
 	first, err := w.open(o.demo)
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs, MCPStarting: w.agent.mcpStarting}
+		Commands: w.commands(), Dialogs: dialogs, MCPStarting: w.agent.mcpStarting, MCPNotices: w.agent.mcpNotices}
 	switch {
 	case err == nil:
 		opts.Agent, opts.Events = first.Agent, first.Events
@@ -379,6 +379,14 @@ func (s *switchAgent) mcpStarting() []string {
 	cur := s.s
 	s.mu.Unlock()
 	return cur.MCPStarting()
+}
+
+// mcpNotices takes the current session's news about its MCP servers.
+func (s *switchAgent) mcpNotices() []string {
+	s.mu.Lock()
+	cur := s.s
+	s.mu.Unlock()
+	return cur.MCPNotices()
 }
 
 func (s *switchAgent) get() *loop.Agent {

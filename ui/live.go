@@ -217,6 +217,11 @@ func (m *Model) handleFrame() tea.Cmd {
 // pollMCP reads which MCP servers still start and reports whether any
 // does; the status line shows them.
 func (m *Model) pollMCP() bool {
+	if m.opts.MCPNotices != nil {
+		for _, n := range m.opts.MCPNotices() {
+			m.notice(noticeWarn, n)
+		}
+	}
 	if m.opts.MCPStarting == nil {
 		return false
 	}

@@ -12,7 +12,15 @@ import (
 func TestMCPServersStarting(t *testing.T) {
 	var mu sync.Mutex
 	starting := []string{"slowpoke", "files"}
+	notices := []string{`MCP server "broken": cannot connect: no such file`}
 	h := newHarness(t, func(o *Options) {
+		o.MCPNotices = func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			out := notices
+			notices = nil
+			return out
+		}
 		o.MCPStarting = func() []string {
 			mu.Lock()
 			defer mu.Unlock()
@@ -32,7 +40,11 @@ func TestMCPServersStarting(t *testing.T) {
 	starting = nil
 	mu.Unlock()
 	h.send(frameMsg{})
-	if s := h.screen(); strings.Contains(s, "mcp starting") {
+	s := h.screen()
+	if strings.Contains(s, "mcp starting") {
 		t.Errorf("still shown after start-up:\n%s", s)
+	}
+	if strings.Count(s, `MCP server "broken": cannot connect`) != 1 {
+		t.Errorf("the notice is not shown once:\n%s", s)
 	}
 }

@@ -102,6 +102,10 @@ type Options struct {
 	// status line shows them until none is. Called from Update: it must
 	// be quick and safe to call from another goroutine.
 	MCPStarting func() []string
+	// MCPNotices, when set, returns news about the MCP servers once each
+	// (a server that could not start, a tool not offered); the screen
+	// shows them as notices. Same rules as MCPStarting.
+	MCPNotices func() []string
 
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time

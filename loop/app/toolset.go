@@ -89,12 +89,13 @@ func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCP
 	for _, t := range mgr.ResourceTools() {
 		ts.registry.Register(t)
 	}
-	if ts.headless {
-		errs = append(errs, mgr.Wait(ctx)...)
-	}
 	for _, e := range errs {
 		ts.warnings = append(ts.warnings, "mcp: "+e.Error())
 	}
+	if !ts.headless {
+		return // the TUI shows the servers starting and takes MCPNotices
+	}
+	_ = mgr.Wait(ctx) // why a server is down is among the notices
 	ts.registerMCP()
 	for _, n := range mgr.Notices() {
 		ts.warnings = append(ts.warnings, "mcp: "+n)
@@ -147,8 +148,8 @@ func (ts *toolset) beforeTurn(ctx context.Context) {
 		ts.mcp.Retry()
 	}
 	ts.registerMCP()
-	for _, n := range ts.mcp.Notices() {
-		ts.log("INFO mcp: " + n)
+	if ts.headless {
+		_ = ts.mcp.Notices() // logged already; headless shows them at start only
 	}
 	if first {
 		ts.completePrompt()
@@ -279,6 +280,15 @@ func insertBeforeRuntimeLines(prompt, section string) string {
 		return prompt + "\n\n" + section
 	}
 	return strings.TrimRight(prompt[:i], "\n") + "\n\n" + section + "\n" + prompt[i:]
+}
+
+// MCPNotices returns, once each, what the TUI should tell about the MCP
+// servers (a server that could not start, a tool not offered).
+func (s *Session) MCPNotices() []string {
+	if s == nil || s.tools == nil || s.tools.mcp == nil {
+		return nil
+	}
+	return s.tools.mcp.Notices()
 }
 
 // MCPStarting returns the names of the session's MCP servers still

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,9 @@ func TestSlowServerStartsInTheBackground(t *testing.T) {
 	}
 	if len(m.Starting()) != 0 {
 		t.Errorf("still starting: %v", m.Starting())
+	}
+	if n := m.Notices(); !slices.Contains(n, errs[0].Error()) {
+		t.Errorf("notices = %q", n)
 	}
 	if r, _ := call(t, toolsByName(m.Tools())["slow__echo"], `{"text":"ok"}`); r.IsError {
 		t.Errorf("slow server unusable: %+v", r)

@@ -42,6 +42,8 @@ const (
 	// stderrKeep is how much of a stdio server's stderr is kept for error
 	// messages.
 	stderrKeep = 2 << 10
+	// maxNotices bounds the notices kept until Notices is called.
+	maxNotices = 50
 	// instructionsCap bounds the instructions taken from one server.
 	instructionsCap = 8 << 10
 )
@@ -276,7 +278,8 @@ func (m *Manager) Instructions() map[string]string {
 }
 
 // Notices returns what the user should be told since the last call (a
-// tool not offered, and why), and forgets it.
+// server that could not start, the first time in a row; a tool not
+// offered, and why), and forgets it.
 func (m *Manager) Notices() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -286,9 +289,11 @@ func (m *Manager) Notices() []string {
 }
 
 func (m *Manager) notice(line string) {
-	m.log("mcp: " + line)
+	m.log("mcp: " + strings.TrimPrefix(line, "mcp: "))
 	m.mu.Lock()
-	m.notices = append(m.notices, line)
+	if len(m.notices) < maxNotices {
+		m.notices = append(m.notices, line)
+	}
 	m.mu.Unlock()
 }
 

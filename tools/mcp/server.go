@@ -114,7 +114,13 @@ func (s *server) connect() error {
 		s.err = err
 		s.failures++
 		s.retryAt = time.Now().Add(min(retryMin<<min(s.failures-1, 10), retryMax))
+		first, closed := s.failures == 1, s.closed
 		s.mu.Unlock()
+		if first && !closed {
+			s.m.notice(err.Error()) // later failures in a row only go to the log
+		} else {
+			s.m.log("mcp: " + err.Error())
+		}
 		return err
 	}
 	if stdio != nil && stdio.conn != nil {
