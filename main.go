@@ -346,7 +346,8 @@ func tui(o *options, stderr io.Writer) int {
 		first, err = w.Open()
 	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
-		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode}
+		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
+		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:

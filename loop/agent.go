@@ -68,6 +68,10 @@ type Options struct {
 	// BeforeTurn, when set, runs in the prologue of every turn (e.g. to
 	// reconnect MCP servers that died).
 	BeforeTurn func(ctx context.Context)
+	// TurnSystemPrompt, when set, is asked after BeforeTurn; a non-empty
+	// answer is the system prompt of the turn instead of SystemPrompt
+	// (e.g. the prompt completed once with MCP server instructions).
+	TurnSystemPrompt func() string
 	// AfterTurn, when set, runs at the end of every turn's epilogue, as an
 	// isolated cleanup step (e.g. to save the todo list); its error becomes
 	// a cleanup error.

@@ -104,6 +104,7 @@ func (t *turn) recordResult(calls []providers.ToolCall, batch []tools.BatchCall,
 		}
 	}
 	msg := toolResult(calls[r.Index], out)
+	msg.Images = r.Result.Images
 	if r.Result.IsError {
 		msg.SetFlag(providers.FlagToolError, true)
 	}

@@ -119,6 +119,11 @@ func (t *turn) prologue(input string) {
 	if t.a.opts.BeforeTurn != nil {
 		t.step("before turn", func() { t.a.opts.BeforeTurn(t.ctx) })
 	}
+	if f := t.a.opts.TurnSystemPrompt; f != nil {
+		if p := f(); p != "" {
+			t.sysPrompt = p
+		}
+	}
 	input = strings.ToValidUTF8(input, "\uFFFD")
 	t.emit(&TurnStarted{Input: input})
 	t.a.mu.Lock()

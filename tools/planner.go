@@ -270,6 +270,7 @@ func neverParallelTool(name string) bool {
 func parallelSafeTool(name string) bool {
 	switch name {
 	case "read_file", "search_files", "session_search", "web_search", "web_extract",
+		"list_mcp_resources", "read_mcp_resource",
 		"skill_view", "skills_list", "vision_analyze", "image_generate",
 		"ha_get_state", "ha_list_entities", "ha_list_services",
 		"connectors__execute", "tool_search", "tool_describe":

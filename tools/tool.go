@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"talaria/providers"
 )
 
 // Env is what a tool run may depend on besides its arguments.
@@ -50,6 +52,10 @@ type Result struct {
 	// IsError marks a failed call; Output then explains the failure in a
 	// way the model can act on.
 	IsError bool
+	// Images are images the tool returned (each within
+	// providers.MaxImageBytes); Output holds a placeholder for each, for
+	// wires that cannot take images.
+	Images []providers.Image
 }
 
 // Errorf builds an error Result.

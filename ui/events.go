@@ -158,6 +158,9 @@ func (m *Model) onTurnStarted(e *loop.TurnStarted) tea.Cmd {
 	m.turn.awaitingEcho = false
 	m.turn.busy = true
 	m.chromeDirty = true
+	if m.pollMCP() {
+		m.notice(noticeWarn, "MCP servers still starting ("+m.ui.mcpStarting+"): this turn goes on without their tools")
+	}
 	return m.ensureTicking()
 }
 

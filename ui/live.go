@@ -189,7 +189,7 @@ func frameTick() tea.Cmd {
 
 // needsTick reports whether anything on screen still moves.
 func (m *Model) needsTick() bool {
-	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive ||
+	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive || m.ui.mcpStarting != "" ||
 		(m.dialog() != nil && !m.modal.armed)
 }
 
@@ -203,6 +203,7 @@ func (m *Model) handleFrame() tea.Cmd {
 	}
 	m.flushStreams()
 	m.dialogArmed()
+	m.pollMCP()
 	if m.tr.hasLive {
 		m.trDirty = true
 	}
@@ -214,6 +215,24 @@ func (m *Model) handleFrame() tea.Cmd {
 		return nil
 	}
 	return frameTick()
+}
+
+// pollMCP reads which MCP servers still start and reports whether any
+// does; the status line shows them.
+func (m *Model) pollMCP() bool {
+	if m.opts.MCPNotices != nil {
+		for _, n := range m.opts.MCPNotices() {
+			m.notice(noticeWarn, n)
+		}
+	}
+	if m.opts.MCPStarting == nil {
+		return false
+	}
+	s := strings.Join(m.opts.MCPStarting(), ", ")
+	if s != m.ui.mcpStarting {
+		m.ui.mcpStarting, m.chromeDirty = s, true
+	}
+	return s != ""
 }
 
 // notice adds a notice to the transcript.

@@ -115,6 +115,7 @@ type uiState struct {
 	now           time.Time
 	popupSel      int
 	popupClosed   bool
+	mcpStarting   string // MCP servers still starting, for the status line
 }
 
 // New builds the model. Nothing runs until the program calls Init. Turns
@@ -155,6 +156,9 @@ func newModel(parent context.Context, opts Options) *Model {
 // and starts draining events and dialog requests.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitEvents(), waitDialogs(m.opts.Dialogs)}
+	if m.pollMCP() {
+		cmds = append(cmds, m.ensureTicking())
+	}
 	if p := m.opts.InitialPrompt; p != "" && m.agent != nil {
 		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{text: p} })
 	}

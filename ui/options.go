@@ -80,6 +80,14 @@ type Options struct {
 	// InitialPrompt, when set, is sent as the first message as soon as the
 	// screen opens (the --demo tour).
 	InitialPrompt string
+	// MCPStarting, when set, lists the MCP servers still starting; the
+	// status line shows them until none is. Called from Update: it must
+	// be quick and safe to call from another goroutine.
+	MCPStarting func() []string
+	// MCPNotices, when set, returns news about the MCP servers once each
+	// (a server that could not start, a tool not offered); the screen
+	// shows them as notices. Same rules as MCPStarting.
+	MCPNotices func() []string
 
 	// Approvals reads and sets the approvals mode (Shift+Tab, /approvals);
 	// the status line shows it. Nil: the mode is not shown nor changed.

@@ -121,6 +121,9 @@ func (m *Model) renderStatus() string {
 	if m.live.fallback != nil {
 		left = append(left, st.StatusWarn.Render("⇄ fallback"))
 	}
+	if m.ui.mcpStarting != "" {
+		left = append(left, st.StatusWarn.Render("mcp starting: "+m.ui.mcpStarting))
+	}
 	u := m.ses.usage
 	u.Add(m.ses.turnUsage)
 	left = append(left, st.StatusBar.Render(fmt.Sprintf("↑%s ↓%s", fmtTokens(u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens), fmtTokens(u.OutputTokens))))

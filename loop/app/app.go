@@ -181,11 +181,14 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
-		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos())
+		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, newLogger(home))
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
+	if countTurns(history) == 0 { // a new session, or one that never ran a turn
+		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
+	}
 	if len(ts.warnings) > 0 {
 		s.Notice = strings.TrimPrefix(s.Notice+"; "+strings.Join(ts.warnings, "; "), "; ")
 	}
@@ -214,6 +217,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
 		BeforeTurn:           ts.beforeTurn,
+		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}

@@ -24,3 +24,9 @@ func (w *Switcher) SetMode(m tools.ApprovalMode) {
 		a.SetMode(m)
 	}
 }
+
+// MCPStarting lists the current session's MCP servers still starting.
+func (w *Switcher) MCPStarting() []string { return w.Current().MCPStarting() }
+
+// MCPNotices takes the current session's news about its MCP servers.
+func (w *Switcher) MCPNotices() []string { return w.Current().MCPNotices() }

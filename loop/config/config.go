@@ -104,6 +104,11 @@ type MCPServer struct {
 	Args    []string          `yaml:"args"`
 	Env     map[string]string `yaml:"env"`
 	URL     string            `yaml:"url"`
+	// StartupTimeout bounds starting the server (connect, initialize,
+	// list tools); 0 means 30s.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// ToolTimeout bounds one call of its tools; 0 means 10m.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
 }
 
 // Default returns the built-in defaults.

@@ -84,6 +84,12 @@ func Validate(cfg *Config, file string) error {
 		if strings.Contains(name, "__") {
 			return bad(key, "server names may not contain two underscores")
 		}
+		if s.StartupTimeout < 0 {
+			return bad(key+".startup_timeout", "must be a positive duration such as 30s")
+		}
+		if s.ToolTimeout < 0 {
+			return bad(key+".tool_timeout", "must be a positive duration such as 10m")
+		}
 	}
 	return nil
 }

@@ -25,7 +25,9 @@ func TestStdioServerIsReaped(t *testing.T) {
 		t.Fatal(errs)
 	}
 	defer m.Close()
-	pid := m.servers[0].cmd.Process.Pid
+	m.servers[0].mu.Lock()
+	pid := m.servers[0].pid
+	m.servers[0].mu.Unlock()
 	start, err := tools.ProcessStart(pid)
 	if err != nil {
 		t.Fatal(err)
