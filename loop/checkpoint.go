@@ -11,7 +11,8 @@ import (
 // and every other tool may change anything.
 func checkpointFree(name string) bool {
 	switch name {
-	case "read_file", "search_files", "session_search", "todo", "clarify":
+	case "read_file", "search_files", "session_search", "todo", "clarify",
+		"list_mcp_resources", "read_mcp_resource":
 		return true
 	}
 	return false

@@ -30,7 +30,8 @@ func (a *Approver) classify(toolName, args string) verdict {
 		return v
 	}
 	switch toolName {
-	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task":
+	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task",
+		"list_mcp_resources", "read_mcp_resource":
 		// delegate_task's children call their tools through this same
 		// approver.
 		v.class = classReadOnly
