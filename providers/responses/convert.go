@@ -53,10 +53,10 @@ type inputItem struct {
 	Content string `json:"content,omitempty"`
 	// Parts, when set, is the content as a list of input parts instead.
 	Parts     []inputPart `json:"-"`
-	CallID    string `json:"call_id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
-	Output    string `json:"output,omitempty"`
+	CallID    string      `json:"call_id,omitempty"`
+	Name      string      `json:"name,omitempty"`
+	Arguments string      `json:"arguments,omitempty"`
+	Output    string      `json:"output,omitempty"`
 	// Raw, when set, is the whole item, sent as it is.
 	Raw json.RawMessage `json:"-"`
 }
