@@ -88,3 +88,74 @@ func TestTextOnlyModel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzImageBudgetSelect checks Select's promises on any mix of images (their
+// sizes and types come from MCP servers): the images sent stay within the
+// budget, each is one of its message's own in order, and none is older
+// than an image that could go but was left out for the budget.
+func FuzzImageBudgetSelect(f *testing.F) {
+	f.Add([]byte{10, 20, 0, 30, 200, 5}, uint8(50), uint8(3), uint8(40))
+	f.Add([]byte{255, 1, 1, 1}, uint8(255), uint8(10), uint8(0))
+	f.Add([]byte{}, uint8(1), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, spec []byte, maxBytes, maxCount, maxEach uint8) {
+		// Each spec byte is an image of that many bytes; 0 ends a tool
+		// message, 255 is an image of a type no wire takes; a user message
+		// sits between tool messages.
+		var msgs []Message
+		cur := Message{Role: RoleTool}
+		for _, c := range spec {
+			switch c {
+			case 0:
+				msgs = append(msgs, cur, Message{Role: RoleUser})
+				cur = Message{Role: RoleTool}
+			case 255:
+				cur.Images = append(cur.Images, Image{MIME: "image/bmp", Data: make([]byte, 1)})
+			default:
+				cur.Images = append(cur.Images, Image{MIME: "image/png", Data: make([]byte, int(c))})
+			}
+		}
+		msgs = append(msgs, cur)
+		b := ImageBudget{MaxBytes: int(maxBytes), MaxCount: int(maxCount), MaxEach: int(maxEach)}
+		each := b.MaxEach
+		if each <= 0 {
+			each = MaxImageBytes
+		}
+		sendable := func(im *Image) bool { return len(im.Data) > 0 && len(im.Data) <= each && ImageMIMEOK(im.MIME) }
+		got := b.Select(msgs)
+		if got != nil && len(got) != len(msgs) {
+			t.Fatalf("%d entries for %d messages", len(got), len(msgs))
+		}
+		total, count, skipped := 0, 0, false
+		for i := len(msgs) - 1; i >= 0; i-- {
+			var sent []Image
+			if got != nil {
+				sent = got[i]
+			}
+			k := len(sent) - 1
+			for j := len(msgs[i].Images) - 1; j >= 0; j-- {
+				im := &msgs[i].Images[j]
+				if k >= 0 && len(sent[k].Data) == len(im.Data) && (len(im.Data) == 0 || &sent[k].Data[0] == &im.Data[0]) {
+					if skipped {
+						t.Fatalf("message %d image %d sent after an image left out for the budget", i, j)
+					}
+					if !sendable(im) {
+						t.Fatalf("message %d image %d sent but not sendable", i, j)
+					}
+					total += len(im.Data)
+					count++
+					k--
+					continue
+				}
+				if sendable(im) {
+					skipped = true
+				}
+			}
+			if k >= 0 {
+				t.Fatalf("message %d: %d sent images are not its own, in order", i, k+1)
+			}
+		}
+		if total > b.MaxBytes || count > b.MaxCount {
+			t.Fatalf("sent %d bytes in %d images, over the budget %+v", total, count, b)
+		}
+	})
+}

@@ -150,3 +150,37 @@ func TestToolImagesBatches(t *testing.T) {
 		t.Errorf("second batch urls %v", urls)
 	}
 }
+
+// BenchmarkEncodeImages encodes a request whose history holds four 1 MiB
+// images: "cached" is the next call of a session (the image message's
+// bytes come from the cache), "cold" encodes them every time.
+func BenchmarkEncodeImages(b *testing.B) {
+	req := providertest.ImageRequest("gpt-4o")
+	for i := range 4 {
+		im := providers.Image{MIME: "image/png", Data: make([]byte, 1<<20)}
+		im.Data[0] = byte(i)
+		id := "call_" + string(rune('a'+i))
+		req.Messages = append(req.Messages,
+			providers.Message{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: id, Name: "shot", Arguments: `{}`}}},
+			providers.Message{Role: providers.RoleTool, ToolCallID: id, ToolName: "shot", Content: im.Placeholder(), Images: []providers.Image{im}})
+	}
+	for _, cached := range []bool{true, false} {
+		name := "cold"
+		if cached {
+			name = "cached"
+		}
+		b.Run(name, func(b *testing.B) {
+			tr := &chatTransport{ep: providers.Endpoint{Provider: "bench", Model: "gpt-4o"}, cache: &msgCache{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if !cached {
+					tr.cache = &msgCache{}
+				}
+				raw, err := tr.encodeRequest(req)
+				if err != nil || len(raw) < 4<<20 {
+					b.Fatalf("encode: %v, %d bytes", err, len(raw))
+				}
+			}
+		})
+	}
+}
