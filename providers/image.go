@@ -167,7 +167,7 @@ func TextOnlyModel(model string) bool {
 		model = model[i+1:]
 	}
 	model = strings.ToLower(model)
-	for _, p := range []string{"gpt-3.5", "o1-mini", "o1-preview", "o3-mini", "deepseek-chat", "deepseek-reasoner", "deepseek-coder", "deepseek-r1", "deepseek-v3"} {
+	for _, p := range []string{"gpt-3.5", "gpt-oss", "o1-mini", "o1-preview", "o3-mini", "deepseek-chat", "deepseek-reasoner", "deepseek-coder", "deepseek-r1", "deepseek-v3"} {
 		if strings.HasPrefix(model, p) {
 			return true
 		}

@@ -80,7 +80,7 @@ func TestImageDataURL(t *testing.T) {
 // TestTextOnlyModel checks the short list of models that refuse images.
 func TestTextOnlyModel(t *testing.T) {
 	for model, want := range map[string]bool{
-		"deepseek-chat": true, "deepseek/deepseek-r1": true, "gpt-3.5-turbo": true, "o3-mini": true,
+		"deepseek-chat": true, "deepseek/deepseek-r1": true, "gpt-3.5-turbo": true, "o3-mini": true, "openai/gpt-oss-120b": true,
 		"gpt-4o": false, "o3": false, "qwen2.5-vl": false, "": false, "claude-sonnet-4": false,
 	} {
 		if got := TextOnlyModel(model); got != want {
