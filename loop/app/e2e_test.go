@@ -13,12 +13,14 @@ import (
 	"time"
 
 	pt "talaria/providers/providertest"
+	"talaria/tools/mcp/mcptest"
 )
 
 // binary is the talaria binary built once for these tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	mcptest.MainIfServer() // the stdio MCP server of mcp_image_test.go
 	dir, err := os.MkdirTemp("", "talaria-e2e")
 	if err != nil {
 		panic(err)

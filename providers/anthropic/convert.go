@@ -25,13 +25,15 @@ const (
 // convertMessages maps neutral messages to the system blocks and the
 // message list. System messages become the system parameter, tool results
 // become user-role tool_result blocks with consecutive ones merged into one
-// user message, and an assistant message gets back its thinking blocks,
+// user message (a result's images, within imageBudget(), are image blocks
+// after its text), and an assistant message gets back its thinking blocks,
 // verbatim and in their original order, from a ReasoningReplay written by
 // this transport. No cache_control is set here; buildRequest places the
 // breakpoints.
 func convertMessages(msgs []providers.Message) ([]block, []message, error) {
 	var system []block
 	out := make([]message, 0, len(msgs))
+	sent := imageBudget().Select(msgs)
 	for i, m := range msgs {
 		switch m.Role {
 		case providers.RoleSystem:
@@ -51,7 +53,11 @@ func convertMessages(msgs []providers.Message) ([]block, []message, error) {
 			if m.ToolCallID == "" {
 				return nil, nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
-			out = appendUser(out, toolResultBlock(&m), true)
+			b := toolResultBlock(&m)
+			if sent != nil {
+				b.Content = appendImages(b.Content, sent[i])
+			}
+			out = appendUser(out, b, true)
 		default:
 			return nil, nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
 		}

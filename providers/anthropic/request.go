@@ -22,8 +22,8 @@ type message struct {
 	Content []block `json:"content"`
 }
 
-// block is a content block of any type sent: text, tool_use, tool_result,
-// thinking, redacted_thinking. Each type sets only its own fields; a
+// block is a content block of any type sent: text, image, tool_use,
+// tool_result, thinking, redacted_thinking. Each type sets only its own fields; a
 // thinking block's text is a pointer so that an empty one is still sent.
 type block struct {
 	Type         string          `json:"type"`
@@ -36,7 +36,15 @@ type block struct {
 	Thinking     *string         `json:"thinking,omitempty"`
 	Signature    string          `json:"signature,omitempty"`
 	Data         string          `json:"data,omitempty"`
+	Source       *imageSource    `json:"source,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// imageSource is the source of an image block: base64 data.
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 // cacheControl is a prompt-cache breakpoint.

@@ -29,7 +29,9 @@ const replayKey = APIMode
 // toolsAsText, tool calls and
 // results are written as plain text: Converse refuses toolUse/toolResult
 // blocks in a request without toolConfig (a final call without tools).
-func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage, error) {
+// sent[i] (see sentImages) are the images sent in the toolResult of
+// msgs[i], after its text.
+func convertMessages(msgs []providers.Message, toolsAsText bool, sent [][]providers.Image) ([]wireMessage, error) {
 	out := make([]wireMessage, 0, len(msgs))
 	add := func(role string, blocks ...contentBlock) {
 		if n := len(out); n > 0 && out[n-1].Role == role {
@@ -65,7 +67,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool) ([]wireMessage,
 			}
 			add("user", contentBlock{ToolResult: &toolResultBlock{
 				ToolUseID: m.ToolCallID,
-				Content:   []toolResultEntry{{Text: text}},
+				Content:   appendImages([]toolResultEntry{{Text: text}}, imagesOf(sent, i)),
 				Status:    status,
 			}})
 		default:
@@ -185,7 +187,7 @@ func buildRequest(req providers.Request, model string) (*converseRequest, error)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := convertMessages(req.Messages, len(tools) == 0 && hasToolTraffic(req.Messages))
+	msgs, err := convertMessages(req.Messages, len(tools) == 0 && hasToolTraffic(req.Messages), sentImages(model, req.Messages))
 	if err != nil {
 		return nil, err
 	}

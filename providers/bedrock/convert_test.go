@@ -117,7 +117,7 @@ func TestConvertRefusals(t *testing.T) {
 		{{Role: "developer", Content: "x"}},
 	}
 	for i, msgs := range bad {
-		if _, err := convertMessages(msgs, false); err == nil {
+		if _, err := convertMessages(msgs, false, nil); err == nil {
 			t.Errorf("case %d accepted", i)
 		}
 		if _, err := buildRequest(providers.Request{Messages: msgs, Tools: []providers.ToolSpec{{Name: "x"}}}, "m"); err == nil {

@@ -80,8 +80,10 @@ type toolResultBlock struct {
 	Status    string            `json:"status,omitempty"`
 }
 
+// toolResultEntry is a union: text or image.
 type toolResultEntry struct {
-	Text string `json:"text"`
+	Text  string      `json:"text,omitempty"`
+	Image *imageBlock `json:"image,omitempty"`
 }
 
 // reasoningContent is a union of reasoningText and redactedContent (bytes,

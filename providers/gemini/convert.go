@@ -42,7 +42,8 @@ type replayData struct {
 // thoughtSignature it came with (ToolCall.Extra, or ReasoningReplay for the
 // text part); reasoning text is not sent back. Tool results become
 // functionResponse parts of a role "user" turn, consecutive results in one
-// turn, the name taken from ToolName or from the call they answer.
+// turn, each followed by its images as inlineData parts (within
+// imageBudget()), the name taken from ToolName or from the call they answer.
 func convertMessages(msgs []providers.Message) ([]content, error) {
 	out := make([]content, 0, len(msgs))
 	names := map[string]string{} // tool-call id -> name
@@ -55,6 +56,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 		out = append(out, content{Role: role, Parts: p})
 		lastTool = tool
 	}
+	sent := imageBudget().Select(msgs)
 	for i, m := range msgs {
 		switch m.Role {
 		case providers.RoleSystem:
@@ -83,6 +85,9 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 				Name:     name,
 				Response: map[string]string{key: orDefault(m.Content, providers.PlaceholderToolOutput)},
 			}})
+			if sent != nil {
+				add("user", true, imageParts(sent[i])...)
+			}
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
 		}

@@ -29,6 +29,7 @@ type part struct {
 	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+	InlineData       *inlineData       `json:"inlineData,omitempty"`
 }
 
 type functionCall struct {

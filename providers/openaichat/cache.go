@@ -28,6 +28,11 @@ type cacheEntry struct {
 	extra bool
 	raw   []byte // nil for a message that is not sent
 	skip  bool
+	// images is the user message sent after this one, the last tool
+	// message of its batch, with the batch's images (nil for none), and
+	// imageSrc what it was encoded from.
+	images   []byte
+	imageSrc []imageRef
 }
 
 // sameWire reports whether two messages encode the same on this wire
@@ -58,8 +63,10 @@ func snapshot(m *providers.Message) providers.Message {
 }
 
 // assemble writes {"messages":[m1,m2,…], followed by the fields of head (a
-// JSON object), encoding only the messages the cache does not hold.
-func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byte) ([]byte, error) {
+// JSON object), encoding only the messages the cache does not hold. sent
+// holds the images to send with each tool message (nil for none); they go
+// in a user message after the last tool message of their batch.
+func (c *msgCache) assemble(msgs []providers.Message, sent [][]providers.Image, withExtra bool, head []byte) ([]byte, error) {
 	if len(head) < 2 || head[0] != '{' {
 		return nil, fmt.Errorf("encode the request: head %q is not a JSON object", head)
 	}
@@ -75,6 +82,7 @@ func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byt
 	}
 	c.entries = c.entries[:len(msgs)]
 	size := len(head) + 16
+	var batch []imageRef // the images of the tool messages of the batch so far
 	for i := range msgs {
 		m, e := &msgs[i], &c.entries[i]
 		if e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m) {
@@ -90,7 +98,14 @@ func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byt
 				}
 			}
 		}
-		size += len(e.raw) + 1
+		batch = batchImages(batch, msgs, sent, i)
+		if err := e.setImages(msgs, i, batch); err != nil {
+			return nil, err
+		}
+		if e.images != nil {
+			batch = batch[:0]
+		}
+		size += len(e.raw) + len(e.images) + 2
 	}
 	out := make([]byte, 0, size)
 	out = append(out, `{"messages":[`...)
@@ -104,6 +119,10 @@ func (c *msgCache) assemble(msgs []providers.Message, withExtra bool, head []byt
 		}
 		first = false
 		out = append(out, c.entries[i].raw...)
+		if c.entries[i].images != nil {
+			out = append(out, ',')
+			out = append(out, c.entries[i].images...)
+		}
 	}
 	out = append(out, ']')
 	if len(head) > 2 {

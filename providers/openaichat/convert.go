@@ -161,7 +161,8 @@ func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
 // encodeRequest builds the JSON body of a call: {"messages":[…], then the
 // head's fields}. Each message is encoded by go-openai's marshaller once
 // and its bytes come from t.cache on the next call, so the cost of a call
-// does not grow with re-encoding the whole history.
+// does not grow with re-encoding the whole history. The images of tool
+// results follow their batch in a user message (convert_images.go).
 func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
 	head, err := t.buildHead(req)
 	if err != nil {
@@ -171,7 +172,7 @@ func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	return t.cache.assemble(req.Messages, t.replayExtra, rawHead)
+	return t.cache.assemble(req.Messages, sentImages(head.Model, req.Messages), t.replayExtra, rawHead)
 }
 
 // refusesMaxTokens reports the OpenAI reasoning models for which the API

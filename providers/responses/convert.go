@@ -48,13 +48,15 @@ type reasoningConfig struct {
 // function_call_output (CallID, Output), or a replayed item (Raw, sent
 // verbatim).
 type inputItem struct {
-	Type      string `json:"type"`
-	Role      string `json:"role,omitempty"`
-	Content   string `json:"content,omitempty"`
-	CallID    string `json:"call_id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
-	Output    string `json:"output,omitempty"`
+	Type    string `json:"type"`
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content,omitempty"`
+	// Parts, when set, is the content as a list of input parts instead.
+	Parts     []inputPart `json:"-"`
+	CallID    string      `json:"call_id,omitempty"`
+	Name      string      `json:"name,omitempty"`
+	Arguments string      `json:"arguments,omitempty"`
+	Output    string      `json:"output,omitempty"`
 	// Raw, when set, is the whole item, sent as it is.
 	Raw json.RawMessage `json:"-"`
 }
@@ -65,6 +67,12 @@ func (it inputItem) MarshalJSON() ([]byte, error) {
 		return it.Raw, nil
 	}
 	type fields inputItem
+	if len(it.Parts) > 0 {
+		return json.Marshal(struct {
+			fields
+			Content []inputPart `json:"content"`
+		}{fields: fields(it), Content: it.Parts})
+	}
 	return json.Marshal(fields(it))
 }
 
@@ -82,11 +90,14 @@ type functionTool struct {
 // convertMessages maps neutral messages to the instructions and the input
 // items. System messages become "instructions"; user and assistant text
 // become message items, assistant tool calls function_call items, tool
-// results function_call_output items, and the reasoning items kept in an
+// results function_call_output items (text; the images of a batch of
+// results follow it in one user message of input_image parts), and the
+// reasoning items kept in an
 // assistant message's ReasoningReplay go back just before it.
-func convertMessages(msgs []providers.Message) (string, []inputItem, error) {
+func convertMessages(msgs []providers.Message, sent [][]providers.Image) (string, []inputItem, error) {
 	var system []string
 	items := make([]inputItem, 0, len(msgs))
+	var batch []inputPart // image parts of the batch of tool results so far
 	for i, m := range msgs {
 		switch m.Role {
 		case providers.RoleSystem:
@@ -111,6 +122,13 @@ func convertMessages(msgs []providers.Message) (string, []inputItem, error) {
 				return "", nil, fmt.Errorf("message %d: tool result has no tool_call_id; it must answer a tool call of the preceding assistant message", i)
 			}
 			items = append(items, inputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: orDefault(m.Content, providers.PlaceholderToolOutput)})
+			if sent != nil {
+				batch = appendImageParts(batch, &m, sent[i])
+			}
+			if len(batch) > 0 && (i+1 == len(msgs) || msgs[i+1].Role != providers.RoleTool) {
+				items = append(items, inputItem{Type: "message", Role: "user", Parts: batch})
+				batch = nil
+			}
 		default:
 			return "", nil, fmt.Errorf("message %d: unknown role %q (want system, user, assistant or tool)", i, m.Role)
 		}
@@ -175,7 +193,7 @@ func (t *transport) buildBody(req providers.Request) (*requestBody, error) {
 	if model == "" {
 		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
 	}
-	instructions, items, err := convertMessages(req.Messages)
+	instructions, items, err := convertMessages(req.Messages, sentImages(model, req.Messages))
 	if err != nil {
 		return nil, err
 	}

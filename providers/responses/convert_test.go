@@ -71,7 +71,7 @@ func TestConvertMessages(t *testing.T) {
 		{Role: providers.RoleUser, Content: ""},
 		{Role: providers.RoleAssistant, Content: "  ", ReasoningReplay: foreign, ToolCalls: []providers.ToolCall{{ID: "toolu_1", Name: "ls"}}},
 		{Role: providers.RoleTool, ToolCallID: "toolu_1", Content: ""},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestConvertMessages(t *testing.T) {
 		{Role: "robot"},
 		{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{{ID: "x"}}},
 	} {
-		if _, _, err := convertMessages([]providers.Message{m}); err == nil {
+		if _, _, err := convertMessages([]providers.Message{m}, nil); err == nil {
 			t.Errorf("convertMessages accepted %+v", m)
 		}
 	}
