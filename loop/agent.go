@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"talaria/providers"
@@ -97,6 +98,9 @@ type Agent struct {
 	// est is the incremental token estimate (estimate_cache.go).
 	est   estimateCache
 	calls tools.CallCancels // the running batch's calls, for CancelCall
+	// noImages is set once the backend refused image parts: later calls
+	// send the placeholders only.
+	noImages atomic.Bool
 
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle

@@ -17,11 +17,19 @@ type attemptState struct {
 	grammarStripped bool // llama.cpp could not turn a schema into a grammar
 	authRetried     bool // one plain retry on a generic 401
 	reasoningForced bool // reasoning turned on after reasoning_mandatory
+	imagesStripped  bool // the server refused image parts
 }
 
 // recover applies the one-shot recovery for class to req, reporting whether
 // the call should be retried immediately.
 func (s *attemptState) recover(class providers.Classified, req *providers.Request) bool {
+	if !s.imagesStripped && imagesRefused(class) && hasImages(req.Messages) {
+		// A text-only model (llama.cpp without a projector, a text model
+		// behind vLLM): the images' placeholders stay in the text.
+		s.imagesStripped = true
+		req.Messages = stripImages(req.Messages)
+		return true
+	}
 	switch class.Reason {
 	case providers.ReasonThinkingSignature, providers.ReasonInvalidEncryptedContent:
 		if s.replayStripped {
@@ -46,6 +54,46 @@ func (s *attemptState) recover(class providers.Classified, req *providers.Reques
 		return true
 	}
 	return false
+}
+
+// imagesRefused reports an error that says the model takes no images: a
+// 4xx whose message names images (or vision / multimodal input) as not
+// supported.
+func imagesRefused(c providers.Classified) bool {
+	if c.Status < 400 || c.Status >= 500 {
+		return false
+	}
+	m := strings.ToLower(c.Message)
+	if !strings.Contains(m, "image") && !strings.Contains(m, "vision") && !strings.Contains(m, "multimodal") && !strings.Contains(m, "mmproj") {
+		return false
+	}
+	for _, w := range []string{"not support", "unsupported", "does not accept", "cannot", "can't", "not enabled", "not available", "invalid content type", "only text"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasImages reports whether any message carries an image part.
+func hasImages(msgs []providers.Message) bool {
+	for _, m := range msgs {
+		if len(m.Images) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stripImages drops the image parts from a copy of the messages; their
+// text placeholders stay.
+func stripImages(msgs []providers.Message) []providers.Message {
+	out := make([]providers.Message, len(msgs))
+	for i, m := range msgs {
+		m.Images = nil
+		out[i] = m
+	}
+	return out
 }
 
 // stripReplay drops reasoning replay data (signed thinking blocks,

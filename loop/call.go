@@ -33,6 +33,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	if req.ReasoningEffort == "" {
 		req.ReasoningEffort = t.a.route.backend().ReasoningEffort
 	}
+	if t.a.noImages.Load() {
+		req.Messages = stripImages(req.Messages)
+	}
 	retries := 0
 	var once attemptState
 	var last providers.Classified // the latest error's class
@@ -89,6 +92,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return resp, final
 		}
 		if once.recover(class, &req) || t.requireReasoning(&once, class, &req) {
+			if once.imagesStripped {
+				t.a.noImages.Store(true) // the same backend refuses them on every call
+			}
 			continue
 		}
 		var ae providers.APIError
