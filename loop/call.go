@@ -63,7 +63,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			}
 			return nil, &callError{class: last, attempts: attempt, err: err}
 		}
+		t0 := t.a.opts.Now()
 		resp, err := t.stream(tr, req)
+		t.emitAttempt(attempt, t0, req, resp, err)
 		if err == nil {
 			return resp, nil
 		}

@@ -38,6 +38,10 @@ type Flags struct {
 	Headless bool
 	// UI offers approval and clarify prompts; zero means nobody answers.
 	UI Interactive
+	// Record, when set, is the --record FILE the run is recorded to.
+	Record string
+	// Version is talaria's version (recordings, telemetry).
+	Version string
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -63,6 +67,7 @@ type Session struct {
 	Agent   *loop.Agent
 	Resumed bool
 	tools   *toolset
+	trace   *traceState
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -73,6 +78,7 @@ func (s *Session) Close() {
 	if s.tools != nil {
 		s.tools.close()
 	}
+	s.trace.close()
 }
 
 // Home resolves $TALARIA_HOME: the flag, else the env var, else ~/.talaria.
@@ -203,6 +209,9 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	opts.ToolEnv = ts.env
+	if err := s.attachTrace(f, &opts); err != nil {
+		return nil, err
+	}
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	return s, nil
@@ -243,8 +252,18 @@ func resolveCwd(flag string) (string, error) {
 
 // NewTransport builds the transport of a backend for one API key.
 func NewTransport(b providers.Backend, key string) (providers.Transport, error) {
+	return newTransportWrapped(b, key, nil)
+}
+
+// newTransportWrapped is NewTransport with the HTTP client's RoundTripper
+// passed through wrap (nil: as is), e.g. to record the traffic.
+func newTransportWrapped(b providers.Backend, key string, wrap func(http.RoundTripper) http.RoundTripper) (providers.Transport, error) {
+	hc := &http.Client{}
+	if wrap != nil {
+		hc.Transport = wrap(hc.Transport)
+	}
 	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
+		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: hc,
 	})
 }
 

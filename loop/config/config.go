@@ -25,6 +25,7 @@ type Config struct {
 	Compression        Compression          `yaml:"compression"`
 	Display            Display              `yaml:"display"`
 	MCPServers         map[string]MCPServer `yaml:"mcp_servers"`
+	Telemetry          Telemetry            `yaml:"telemetry"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).

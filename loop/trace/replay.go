@@ -1,0 +1,522 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"talaria/loop"
+	"talaria/providers"
+	"talaria/tools"
+)
+
+// maxRecordLine caps one line of a recording when reading it.
+const maxRecordLine = 64 << 20
+
+// Recording is a parsed recording file.
+type Recording struct {
+	Header Header
+	Lines  []Line
+}
+
+// ReadRecording parses a recording; a bad line is an error naming it.
+func ReadRecording(path string) (*Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseRecording(f)
+}
+
+// ParseRecording reads a recording from r.
+func ParseRecording(r io.Reader) (*Recording, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxRecordLine)
+	rec := &Recording{}
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if n == 1 {
+			if err := json.Unmarshal(b, &rec.Header); err != nil || rec.Header.Type != "header" {
+				return nil, fmt.Errorf("line 1: not a talaria recording header")
+			}
+			if rec.Header.Version != RecordVersion {
+				return nil, fmt.Errorf("line 1: recording version %d, this talaria reads version %d", rec.Header.Version, RecordVersion)
+			}
+			continue
+		}
+		var l Line
+		if err := json.Unmarshal(b, &l); err != nil {
+			return nil, fmt.Errorf("line %d: %v", n, err)
+		}
+		rec.Lines = append(rec.Lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %v", n+1, err)
+	}
+	if n == 0 {
+		return nil, errors.New("empty recording")
+	}
+	return rec, nil
+}
+
+// Divergence is the first point where a replay left its recording.
+type Divergence struct {
+	// Kind is request, tool or exit.
+	Kind string `json:"kind"`
+	Turn int    `json:"turn"`
+	// Seq is the request's number (request divergences).
+	Seq int `json:"seq,omitempty"`
+	// Path is where in the request body the two differ.
+	Path     string `json:"path,omitempty"`
+	Recorded string `json:"recorded"`
+	Replayed string `json:"replayed"`
+}
+
+// String is the one-paragraph report of the divergence.
+func (d *Divergence) String() string {
+	where := fmt.Sprintf("turn %d", d.Turn)
+	if d.Seq > 0 {
+		where += fmt.Sprintf(", request %d", d.Seq)
+	}
+	if d.Path != "" {
+		where += " at " + d.Path
+	}
+	return fmt.Sprintf("diverged (%s) %s:\n  recorded: %s\n  replayed: %s", d.Kind, where, d.Recorded, d.Replayed)
+}
+
+// ReplayOptions configures a replay.
+type ReplayOptions struct {
+	// Wires builds the transports (the real wire code runs on the
+	// recorded bytes).
+	Wires *providers.Registry
+	// Fast serves the recorded bytes without their timing.
+	Fast bool
+	// Live, when set, runs the tools for real instead of the recorded
+	// results (their names and arguments are still compared).
+	Live    *tools.Registry
+	ToolEnv tools.Env
+	// Sink receives the replay's events.
+	Sink loop.Sink
+}
+
+// ReplayResult is how a replay went.
+type ReplayResult struct {
+	Divergence *Divergence `json:"divergence,omitempty"`
+	Turns      int         `json:"turns"`
+	Requests   int         `json:"requests"`
+	ToolCalls  int         `json:"tool_calls"`
+	ExitReason string      `json:"exit_reason"`
+}
+
+// replayer is the state of one replay run.
+type replayer struct {
+	rec     *Recording
+	fast    bool
+	secrets []string
+	cancel  context.CancelFunc
+
+	mu       sync.Mutex
+	div      *Divergence
+	turn     int
+	reqs     []Line // recorded requests, by order
+	resps    map[int]Line
+	next     int // index into reqs of the next request to serve
+	tools    []Line
+	used     []bool
+	served   int
+	ranTools int
+}
+
+// Replay runs the recorded turns again against the recorded responses and
+// reports the first divergence (nil when none).
+func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult, error) {
+	if o.Wires == nil {
+		return nil, errors.New("replay: no wires")
+	}
+	h := rec.Header
+	if len(h.Chain) == 0 {
+		h.Chain = []ChainEntry{{Provider: h.Provider, Model: h.Model, APIMode: h.APIMode, BaseURL: h.BaseURL, Keys: 1}}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &replayer{rec: rec, fast: o.Fast, cancel: cancel, resps: map[int]Line{}}
+	for _, l := range rec.Lines {
+		switch l.Type {
+		case "request":
+			r.reqs = append(r.reqs, l)
+		case "response":
+			r.resps[l.Seq] = l
+		case "tool":
+			r.tools = append(r.tools, l)
+		}
+	}
+	r.used = make([]bool, len(r.tools))
+	var backends []providers.Backend
+	for i, c := range h.Chain {
+		b := providers.Backend{Provider: c.Provider, Model: c.Model, APIMode: c.APIMode, BaseURL: c.BaseURL,
+			MaxTokens: c.MaxTokens, ContextLength: c.ContextLength, ReasoningEffort: c.ReasoningEffort}
+		for k := range max(1, c.Keys) {
+			key := fmt.Sprintf("talaria-replay-key-%d-%d", i, k)
+			b.APIKeys = append(b.APIKeys, key)
+			r.secrets = append(r.secrets, key)
+		}
+		backends = append(backends, b)
+	}
+	if _, err := o.Wires.New(backends[0].APIMode, providers.Endpoint{Provider: backends[0].Provider, Model: backends[0].Model}); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	client := &http.Client{Transport: r}
+	reg := tools.NewRegistry()
+	for _, d := range h.Tools {
+		reg.Register(&standIn{def: d, r: r, live: o.Live})
+	}
+	res := &ReplayResult{}
+	sink := func(e loop.Event) {
+		if o.Sink != nil {
+			o.Sink(e)
+		}
+	}
+	agent := loop.New(loop.Options{
+		SessionID: h.SessionID,
+		Chain:     providers.NewFallbackChain(backends[0], backends[1:]),
+		NewTransport: func(b providers.Backend, key string) (providers.Transport, error) {
+			return o.Wires.New(b.APIMode, providers.Endpoint{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: client})
+		},
+		Provider: h.Provider, Model: h.Model,
+		SystemPrompt: h.SystemPrompt, History: h.History, Turns: h.Turns,
+		Tools: reg, ToolEnv: o.ToolEnv, Sink: sink,
+		MaxIterations: h.MaxIterations, MaxTokens: h.MaxTokens, Retry: h.Retry,
+	})
+	for _, l := range rec.Lines {
+		switch l.Type {
+		case "turn":
+			r.mu.Lock()
+			r.turn = l.Turn
+			r.mu.Unlock()
+			out, err := agent.Run(ctx, l.Input)
+			if err != nil {
+				return nil, err
+			}
+			res.Turns++
+			res.ExitReason = out.ExitReason
+			r.mu.Lock()
+			r.turnDone(l.Turn, out.ExitReason)
+			r.mu.Unlock()
+		}
+		if r.divergence() != nil {
+			break
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.div == nil && r.next < len(r.reqs) {
+		nx := r.reqs[r.next]
+		r.diverge(&Divergence{Kind: "request", Turn: nx.Turn, Seq: nx.Seq, Recorded: fmt.Sprintf("%s %s", nx.Method, urlPath(nx.URL)), Replayed: "no further request"})
+	}
+	res.Divergence, res.Requests, res.ToolCalls = r.div, r.served, r.ranTools
+	return res, nil
+}
+
+// turnDone compares a finished turn's exit reason with the recording. The
+// caller holds r.mu.
+func (r *replayer) turnDone(turn int, exit string) {
+	for _, l := range r.rec.Lines {
+		if l.Type == "finished" && l.Turn == turn && l.ExitReason != exit {
+			r.diverge(&Divergence{Kind: "exit", Turn: turn, Recorded: l.ExitReason, Replayed: exit})
+			return
+		}
+	}
+}
+
+func (r *replayer) divergence() *Divergence {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.div
+}
+
+// diverge keeps the first divergence and stops the run. The caller holds
+// r.mu.
+func (r *replayer) diverge(d *Divergence) {
+	if r.div == nil {
+		r.div = d
+		r.cancel()
+	}
+}
+
+// RoundTrip serves the next recorded response, after comparing the request
+// with the recorded one.
+func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(req.Body, maxRecordedBody+1))
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	r.mu.Lock()
+	if r.div != nil {
+		r.mu.Unlock()
+		return nil, errors.New("replay stopped at a divergence")
+	}
+	if r.next >= len(r.reqs) {
+		r.diverge(&Divergence{Kind: "request", Turn: r.turn, Seq: r.next + 1, Recorded: "no further request", Replayed: req.Method + " " + req.URL.Path})
+		r.mu.Unlock()
+		return nil, errors.New("replay: the recording has no more requests")
+	}
+	want := r.reqs[r.next]
+	r.next++
+	r.served++
+	if d := r.compare(want, req, body); d != nil {
+		r.diverge(d)
+		r.mu.Unlock()
+		return nil, errors.New("replay: request diverged")
+	}
+	resp, ok := r.resps[want.Seq]
+	r.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("replay: request %d has no recorded response", want.Seq)
+	}
+	if resp.Error != "" && resp.Status == 0 {
+		return nil, errors.New(resp.Error)
+	}
+	h := http.Header{}
+	for k, v := range resp.Headers {
+		h.Set(k, v)
+	}
+	return &http.Response{StatusCode: resp.Status, Status: fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status)),
+		Header: h, Body: &replayBody{ctx: req.Context(), chunks: resp.Chunks, fast: r.fast, start: time.Now(), err: resp.Error},
+		Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}, nil
+}
+
+// compare reports how a live request differs from the recorded one. The
+// caller holds r.mu.
+func (r *replayer) compare(want Line, req *http.Request, body []byte) *Divergence {
+	d := &Divergence{Kind: "request", Turn: want.Turn, Seq: want.Seq}
+	if req.Method != want.Method || urlPath(r.scrub(req.URL.String())) != urlPath(want.URL) {
+		d.Recorded, d.Replayed = want.Method+" "+urlPath(want.URL), req.Method+" "+urlPath(r.scrub(req.URL.String()))
+		return d
+	}
+	var live Line
+	setBody(&live, []byte(r.scrub(string(body))))
+	if len(want.Body) == 0 || len(live.Body) == 0 {
+		if want.BodyText != live.BodyText || string(want.Body) != string(live.Body) {
+			d.Recorded, d.Replayed = clip(want.BodyText+string(want.Body), 300), clip(live.BodyText+string(live.Body), 300)
+			return d
+		}
+		return nil
+	}
+	var a, b any
+	_ = json.Unmarshal(want.Body, &a)
+	_ = json.Unmarshal(live.Body, &b)
+	if path, x, y, differ := firstDiff("$", a, b); differ {
+		d.Path, d.Recorded, d.Replayed = path, x, y
+		return d
+	}
+	return nil
+}
+
+// scrub redacts the replay's own keys the way the recording redacted the
+// real ones.
+func (r *replayer) scrub(s string) string {
+	for _, k := range r.secrets {
+		s = strings.ReplaceAll(s, k, Redacted)
+	}
+	return s
+}
+
+func urlPath(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+		if j := strings.IndexByte(u, '/'); j >= 0 {
+			return u[j:]
+		}
+		return "/"
+	}
+	return u
+}
+
+// firstDiff walks two decoded JSON values and returns the first path where
+// they differ, with both sides (clipped).
+func firstDiff(path string, a, b any) (string, string, string, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			va, oka := x[k]
+			vb, okb := y[k]
+			if !oka || !okb {
+				return path + "." + k, show(va, oka), show(vb, okb), true
+			}
+			if p, s1, s2, d := firstDiff(path+"."+k, va, vb); d {
+				return p, s1, s2, true
+			}
+		}
+		return "", "", "", false
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := range min(len(x), len(y)) {
+			if p, s1, s2, d := firstDiff(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d {
+				return p, s1, s2, true
+			}
+		}
+		if len(x) != len(y) {
+			return fmt.Sprintf("%s (length)", path), fmt.Sprint(len(x), " items"), fmt.Sprint(len(y), " items"), true
+		}
+		return "", "", "", false
+	default:
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if bytes.Equal(ja, jb) {
+			return "", "", "", false
+		}
+	}
+	return path, show(a, true), show(b, true), true
+}
+
+func show(v any, present bool) string {
+	if !present {
+		return "(absent)"
+	}
+	b, _ := json.Marshal(v)
+	return clip(string(b), 300)
+}
+
+// replayBody yields the recorded chunks, at their recorded offsets unless
+// fast.
+type replayBody struct {
+	ctx    context.Context
+	chunks []Chunk
+	fast   bool
+	start  time.Time
+	err    string
+	cur    []byte
+}
+
+func (b *replayBody) Read(p []byte) (int, error) {
+	for len(b.cur) == 0 {
+		if len(b.chunks) == 0 {
+			if b.err != "" {
+				return 0, errors.New(b.err)
+			}
+			return 0, io.EOF
+		}
+		c := b.chunks[0]
+		b.chunks = b.chunks[1:]
+		if !b.fast {
+			if wait := time.Until(b.start.Add(time.Duration(c.TMS * float64(time.Millisecond)))); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-b.ctx.Done():
+					t.Stop()
+					return 0, b.ctx.Err()
+				case <-t.C:
+				}
+			}
+		}
+		b.cur = []byte(c.Data)
+	}
+	n := copy(p, b.cur)
+	b.cur = b.cur[n:]
+	return n, nil
+}
+
+func (b *replayBody) Close() error { return nil }
+
+// standIn is a tool whose results come from the recording.
+type standIn struct {
+	def  ToolDef
+	r    *replayer
+	live *tools.Registry
+}
+
+func (s *standIn) Name() string            { return s.def.Name }
+func (s *standIn) Description() string     { return s.def.Description }
+func (s *standIn) Schema() json.RawMessage { return s.def.Schema }
+
+// Run returns the recorded result of the first unused recorded call with
+// this name and these arguments; a call the recording does not have is a
+// divergence.
+func (s *standIn) Run(ctx context.Context, env *tools.Env, args json.RawMessage) tools.Result {
+	r := s.r
+	r.mu.Lock()
+	found, firstUnused := -1, -1
+	for i, l := range r.tools {
+		if r.used[i] || l.Turn != r.turn && l.Turn != 0 {
+			continue
+		}
+		if firstUnused < 0 {
+			firstUnused = i
+		}
+		if l.Name == s.def.Name && sameArgs(l.Arguments, string(args)) {
+			found = i
+			break
+		}
+	}
+	if found < 0 {
+		rec := "no further tool call"
+		if firstUnused >= 0 {
+			l := r.tools[firstUnused]
+			rec = l.Name + " " + clip(l.Arguments, 200)
+		}
+		r.diverge(&Divergence{Kind: "tool", Turn: r.turn, Recorded: rec, Replayed: s.def.Name + " " + clip(string(args), 200)})
+		r.mu.Unlock()
+		return tools.Result{Output: "replay: this tool call is not in the recording", IsError: true}
+	}
+	r.used[found] = true
+	r.ranTools++
+	l := r.tools[found]
+	r.mu.Unlock()
+	if s.live != nil {
+		if t, ok := s.live.Get(s.def.Name); ok {
+			return t.Run(ctx, env, args)
+		}
+	}
+	return tools.Result{Output: l.Output, IsError: l.IsError}
+}
+
+// sameArgs compares two JSON argument strings by value.
+func sameArgs(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return strings.TrimSpace(a) == strings.TrimSpace(b)
+	}
+	_, _, _, d := firstDiff("$", x, y)
+	return !d
+}
