@@ -87,6 +87,8 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
+	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
+	f.Version = version
 	if err := fs.Parse(argv); err != nil {
 		return nil, err
 	}
@@ -168,6 +170,10 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return sessions(o, rest, stdout, stderr)
 	case "export":
 		return export(o, rest, stdout, stderr)
+	case "timeline":
+		return timelineCmd(o, rest, stdout, stderr)
+	case "replay":
+		return replayCmd(o, rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
 	return app.ExitUsage

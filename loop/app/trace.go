@@ -12,6 +12,7 @@ import (
 	"talaria/loop/trace"
 	"talaria/persist"
 	"talaria/providers"
+	"talaria/tools"
 )
 
 // traceState is what a session records about its turns: the span log
@@ -158,4 +159,11 @@ func secretValues(chain *providers.FallbackChain) []string {
 		}
 	}
 	return out
+}
+
+// LiveTools is the built-in tool set for `talaria replay --live-tools`,
+// run in cwd; stop ends its background processes.
+func LiveTools(cwd string) (*tools.Registry, tools.Env, func()) {
+	env := tools.Env{Cwd: cwd, Processes: tools.NewProcessManager(), Todos: tools.NewTodoList()}
+	return tools.NewRegistry(tools.AvailableBuiltins(&env)...), env, func() { _ = env.Processes.Close() }
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -245,11 +246,12 @@ func (b *builder) finish(e *loop.TurnFinished) *Log {
 		if s.Kind == KindRetryWait && s.End() > end { // cut short by the turn's end
 			s.DurMS = max(0, end-s.StartMS)
 		}
+		s.StartMS, s.DurMS = round3(s.StartMS), round3(s.DurMS)
 		spans = append(spans, s)
 	}
 	b.log.Spans = spans
 	sortSpans(b.log.Spans)
-	b.log.DurMS, b.log.ExitReason, b.log.Completed = end, e.ExitReason, e.Completed
+	b.log.DurMS, b.log.ExitReason, b.log.Completed = round3(end), e.ExitReason, e.Completed
 	b.log.Output = clip(e.FinalResponse, 2000)
 	if e.APICalls > b.log.APICalls {
 		b.log.APICalls = e.APICalls
@@ -265,3 +267,6 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// round3 rounds milliseconds to the microsecond.
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
