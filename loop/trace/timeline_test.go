@@ -21,9 +21,11 @@ type barrierRead struct {
 	wg *sync.WaitGroup
 }
 
-func (barrierRead) Name() string            { return "read_file" }
-func (barrierRead) Description() string     { return "read a file" }
-func (barrierRead) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`) }
+func (barrierRead) Name() string        { return "read_file" }
+func (barrierRead) Description() string { return "read a file" }
+func (barrierRead) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+}
 func (b barrierRead) Run(ctx context.Context, _ *tools.Env, args json.RawMessage) tools.Result {
 	b.wg.Done()
 	done := make(chan struct{})
