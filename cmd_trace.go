@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 
 	"talaria/loop"
 	"talaria/loop/app"
@@ -107,9 +108,11 @@ func replayCmd(o *options, args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		b, _ := json.Marshal(struct {
-			Type string `json:"type"`
+			Type      string         `json:"type"`
+			SessionID string         `json:"session_id"`
+			TS        loop.Timestamp `json:"ts"`
 			*trace.ReplayResult
-		}{"replay.result", res})
+		}{"replay.result", rec.Header.SessionID, loop.Timestamp(time.Now()), res})
 		fmt.Fprintln(stdout, string(b))
 	}
 	if res.Divergence != nil {

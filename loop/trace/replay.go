@@ -153,6 +153,10 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 	if len(h.Chain) == 0 {
 		h.Chain = []ChainEntry{{Provider: h.Provider, Model: h.Model, APIMode: h.APIMode, BaseURL: h.BaseURL, Keys: 1}}
 	}
+	if o.Fast {
+		// Backoff waits shrink with the response timing.
+		h.Retry.BaseDelay, h.Retry.MaxDelay = time.Millisecond, time.Millisecond
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &replayer{rec: rec, fast: o.Fast, cancel: cancel, resps: map[int]Line{}}
@@ -301,9 +305,24 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range resp.Headers {
 		h.Set(k, v)
 	}
+	if r.fast {
+		r.shortenRetryAfter(h)
+	}
 	return &http.Response{StatusCode: resp.Status, Status: fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status)),
 		Header: h, Body: &replayBody{ctx: req.Context(), chunks: resp.Chunks, fast: r.fast, start: time.Now(), err: resp.Error},
 		Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}, nil
+}
+
+// shortenRetryAfter makes a server-stated wait that the loop honours take
+// a millisecond: the loop still sees an honoured wait (a wait over the cap
+// is left alone, so the loop falls back as it did).
+func (r *replayer) shortenRetryAfter(h http.Header) {
+	d, ok := providers.RetryAfter(h, "", time.Now())
+	if !ok || (r.rec.Header.Retry.RetryAfterCap > 0 && d > r.rec.Header.Retry.RetryAfterCap) {
+		return
+	}
+	h.Del("Retry-After")
+	h.Set("Retry-After-Ms", "1")
 }
 
 // compare reports how a live request differs from the recorded one. The

@@ -1,0 +1,154 @@
+package app_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	pt "talaria/providers/providertest"
+)
+
+// recordRun records a headless turn (a 429 with Retry-After, three parallel
+// reads, an answer) against an httptest provider that is then closed.
+func recordRun(t *testing.T) (home, cwd, file string, recorded run) {
+	t.Helper()
+	home, cwd = t.TempDir(), t.TempDir()
+	for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(cwd, n), []byte("file "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("agent:\n  retry_base_delay: 1ms\n  retry_max_delay: 5ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := pt.New(t)
+	srv.Push(
+		pt.Error(429, `{"error":{"message":"Rate limit reached","type":"rate_limit_exceeded"}}`, map[string]string{"Retry-After": "1"}),
+		pt.ToolCalls(pt.Call{Name: "read_file", Args: `{"path":"a.txt"}`}, pt.Call{Name: "read_file", Args: `{"path":"b.txt"}`}, pt.Call{Name: "read_file", Args: `{"path":"c.txt"}`}),
+		pt.Text("Three files, each naming itself."),
+	)
+	file = filepath.Join(t.TempDir(), "run.jsonl")
+	recorded = talaria(t, home, cwd, srv, "", "--config", cfg, "-p", "read a, b and c", "--json", "--yolo", "--record", file)
+	if recorded.code != 0 {
+		t.Fatalf("recorded run: exit %d\n%s", recorded.code, recorded.stderr)
+	}
+	srv.Close()
+	return home, cwd, file, recorded
+}
+
+// shape is an event stream without its timing: the order of the loop's
+// events, tool events set apart (parallel calls finish in any order).
+func shape(t *testing.T, jsonl string) (order []string, calls []string) {
+	for _, e := range events(t, jsonl) {
+		typ := e["type"].(string)
+		switch typ {
+		case "tool.started", "tool.completed", "tool.output", "session.started", "replay.result":
+			if typ == "tool.completed" {
+				calls = append(calls, e["id"].(string)+" "+e["name"].(string)+" "+e["output"].(string))
+			}
+			continue
+		case "message.delta":
+			order = append(order, typ+" "+e["text"].(string))
+			continue
+		}
+		order = append(order, typ)
+	}
+	sort.Strings(calls)
+	return order, calls
+}
+
+func TestRecordThenReplayOffline(t *testing.T) {
+	home, cwd, file, recorded := recordRun(t)
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "sk-test") {
+		t.Fatal("the API key is in the recording")
+	}
+	if !strings.Contains(string(raw), `"Authorization":"[REDACTED]"`) {
+		t.Fatalf("no redacted Authorization header in:\n%s", raw)
+	}
+	// The provider is gone: the replay serves the recorded bytes.
+	rep := talaria(t, home, cwd, nil, "", "replay", file, "--json", "--fast")
+	if rep.code != 0 {
+		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
+	}
+	wantOrder, wantCalls := shape(t, recorded.stdout)
+	gotOrder, gotCalls := shape(t, rep.stdout)
+	if strings.Join(wantOrder, "\n") != strings.Join(gotOrder, "\n") || strings.Join(wantCalls, "\n") != strings.Join(gotCalls, "\n") {
+		t.Fatalf("replay events differ:\nrecorded %q\n%q\nreplayed %q\n%q", wantOrder, wantCalls, gotOrder, gotCalls)
+	}
+	if !strings.Contains(rep.stdout, `"type":"replay.result"`) {
+		t.Fatalf("no replay.result line: %s", rep.stdout)
+	}
+
+	// The timeline of the recorded turn is saved with the session.
+	var sid string
+	for _, e := range events(t, recorded.stdout) {
+		sid = e["session_id"].(string)
+		break
+	}
+	tl := talaria(t, home, cwd, nil, "", "timeline", sid, "--json")
+	var log struct {
+		Spans []struct {
+			Kind, Reason string
+			HTTPStatus   int `json:"http_status"`
+		}
+	}
+	if err := json.Unmarshal([]byte(tl.stdout), &log); err != nil || tl.code != 0 {
+		t.Fatalf("timeline --json: exit %d %v\n%s%s", tl.code, err, tl.stdout, tl.stderr)
+	}
+	kinds := map[string]int{}
+	for _, s := range log.Spans {
+		kinds[s.Kind]++
+		if s.Kind == "retry_wait" && (s.Reason != "rate_limit" || s.HTTPStatus != 429) {
+			t.Fatalf("retry wait %+v", s)
+		}
+	}
+	if kinds["attempt"] != 3 || kinds["tool"] != 3 || kinds["retry_wait"] != 1 {
+		t.Fatalf("timeline spans %v", kinds)
+	}
+	table := talaria(t, home, cwd, nil, "", "timeline", sid)
+	if table.code != 0 || !strings.Contains(table.stdout, "retry_wait") || !strings.Contains(table.stdout, "read_file") {
+		t.Fatalf("timeline table: %s %s", table.stdout, table.stderr)
+	}
+}
+
+func TestReplayReportsAnEditedToolCall(t *testing.T) {
+	home, cwd, file, _ := recordRun(t)
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	edited := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, `{"type":"tool"`) && strings.Contains(l, `b.txt`) {
+			lines[i] = strings.Replace(l, `"name":"read_file"`, `"name":"search_files"`, 1)
+			edited = lines[i] != l
+			break
+		}
+	}
+	if !edited {
+		t.Fatalf("no tool line for b.txt in:\n%s", raw)
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := talaria(t, home, cwd, nil, "", "replay", file, "--fast")
+	if rep.code != 1 || !strings.Contains(rep.stderr, "diverged (tool)") || !strings.Contains(rep.stderr, "search_files") || !strings.Contains(rep.stderr, "read_file") {
+		t.Fatalf("replay of an edited recording: exit %d\n%s", rep.code, rep.stderr)
+	}
+}
+
+func TestReplayOfAMissingFileIsAUsageError(t *testing.T) {
+	r := talaria(t, t.TempDir(), t.TempDir(), nil, "", "replay", filepath.Join(t.TempDir(), "nope.jsonl"))
+	if r.code != 2 || !strings.Contains(r.stderr, "nope.jsonl") {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+}
