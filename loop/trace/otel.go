@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -51,6 +52,27 @@ type Exporter struct {
 	tp         *sdktrace.TracerProvider
 	tracer     oteltrace.Tracer
 	logContent bool
+	quiet      *quietExporter
+}
+
+// quietExporter keeps export failures to itself: the SDK would report them
+// through its process-wide handler, onto the user's terminal. The last one
+// is what Shutdown returns.
+type quietExporter struct {
+	sdktrace.SpanExporter
+	mu     sync.Mutex
+	err    error
+	failed int
+}
+
+// ExportSpans implements sdktrace.SpanExporter.
+func (q *quietExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := q.SpanExporter.ExportSpans(ctx, spans); err != nil {
+		q.mu.Lock()
+		q.err, q.failed = err, q.failed+len(spans)
+		q.mu.Unlock()
+	}
+	return nil
 }
 
 // NewExporter starts the exporter (no connection is made until the first
@@ -75,15 +97,16 @@ func NewExporter(o ExporterOptions) (*Exporter, error) {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", "talaria"), attribute.String("service.version", o.Version))
+	quiet := &quietExporter{SpanExporter: exp}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
-		sdktrace.WithBatcher(exp,
+		sdktrace.WithBatcher(quiet,
 			sdktrace.WithMaxQueueSize(maxQueue),
 			sdktrace.WithMaxExportBatchSize(maxBatch),
 			sdktrace.WithBatchTimeout(batchTimeout),
 			sdktrace.WithExportTimeout(exportTimeout)),
 	)
-	return &Exporter{tp: tp, tracer: tp.Tracer("talaria/loop/trace"), logContent: o.LogContent}, nil
+	return &Exporter{tp: tp, tracer: tp.Tracer("talaria/loop/trace"), logContent: o.LogContent, quiet: quiet}, nil
 }
 
 // Export emits the spans of one finished turn; it never blocks on the
@@ -172,9 +195,18 @@ func (x *Exporter) tool(ctx context.Context, s Span, at func(float64) time.Time,
 	sp.End(oteltrace.WithTimestamp(at(s.End())))
 }
 
-// Shutdown flushes what is queued, waiting at most FlushTimeout.
+// Shutdown flushes what is queued, waiting at most FlushTimeout; it
+// reports the flush's failure or, failing that, the last failed export.
 func (x *Exporter) Shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), FlushTimeout)
 	defer cancel()
-	return x.tp.Shutdown(ctx)
+	if err := x.tp.Shutdown(ctx); err != nil {
+		return err
+	}
+	x.quiet.mu.Lock()
+	defer x.quiet.mu.Unlock()
+	if x.quiet.err != nil {
+		return fmt.Errorf("%d span(s) not exported: %w", x.quiet.failed, x.quiet.err)
+	}
+	return nil
 }
