@@ -131,3 +131,11 @@ func splitID(args []string) (string, []string) {
 	}
 	return "", args
 }
+
+// timeline answers /timeline [TURN] from the current session.
+func (w *tuiWiring) timeline(_ context.Context, turn int) (*trace.Log, error) {
+	if w.cur == nil {
+		return nil, errors.New("no session")
+	}
+	return w.cur.Timeline(turn)
+}

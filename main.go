@@ -476,6 +476,7 @@ func (w *tuiWiring) commands() ui.Commands {
 			}
 			return out, err
 		},
+		Timeline: w.timeline,
 		Compress: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 			defer cancel()

@@ -41,6 +41,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		m.switchTheme(args)
 	case "copy":
 		return m.copyLastAnswer()
+	case "timeline":
+		return m.timeline(args)
 	case "new", "resume", "sessions", "model", "compress":
 		return m.external(name, args)
 	default:

@@ -31,6 +31,7 @@ func commandList() []command {
 		{"model", "[PROVIDER/]NAME", "switch the model"},
 		{"compress", "", "compress the context now"},
 		{"usage", "", "show token usage"},
+		{"timeline", "[TURN]", "show where a turn's time went"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"copy", "", "copy the last answer to the clipboard"},
 		{"quit", "", "leave talaria"},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"talaria/loop"
+	"talaria/loop/trace"
 	"talaria/providers"
 )
 
@@ -134,6 +135,9 @@ type Commands struct {
 	// Compress compresses the context now (/compress). Progress arrives as
 	// compression events.
 	Compress func(ctx context.Context) error
+	// Timeline returns the span log of turn (0: the last one) for
+	// /timeline [TURN].
+	Timeline func(ctx context.Context, turn int) (*trace.Log, error)
 }
 
 // Session is what /new and /resume switch the screen to.

@@ -48,7 +48,7 @@ func OpenDemo(f Flags, sink loop.Sink) (*Session, error) {
 		SystemPrompt:  prompt,
 		Tools:         readOnly,
 		ToolEnv:       tools.Env{Cwd: cwd, SessionID: id},
-		Sink:          sink,
+		Sink:          s.keepTimelines(sink),
 		MaxIterations: 8,
 		Retry:         loop.RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, RetryAfterCap: time.Minute},
 	})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"talaria/loop"
 	"talaria/loop/trace"
@@ -20,6 +21,40 @@ import (
 type traceState struct {
 	exporter *trace.Exporter
 	recorder *trace.Recorder
+
+	// mem keeps the span logs of a session without a store (the tour).
+	mu  sync.Mutex
+	mem map[int]*trace.Log
+}
+
+// keepTimelines records the span logs of a session that saves nothing
+// (the offline tour) in memory, for /timeline.
+func (s *Session) keepTimelines(sink loop.Sink) loop.Sink {
+	st := &traceState{mem: map[int]*trace.Log{}}
+	s.trace = st
+	return trace.NewTimeline(s.Record.ID, func(l *trace.Log) {
+		st.mu.Lock()
+		st.mem[l.Turn] = l
+		st.mu.Unlock()
+	}).Wrap(sink)
+}
+
+// memTimeline looks up a span log kept in memory (turn 0: the last).
+func (st *traceState) memTimeline(turn int) (*trace.Log, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if turn == 0 {
+		for n := range st.mem {
+			turn = max(turn, n)
+		}
+	}
+	if l, ok := st.mem[turn]; ok {
+		return l, nil
+	}
+	if len(st.mem) == 0 {
+		return nil, errors.New("no timeline recorded for this session yet")
+	}
+	return nil, fmt.Errorf("no timeline for turn %d", turn)
 }
 
 // attachTrace puts the timeline, the exporter and the recorder in front of
@@ -88,6 +123,12 @@ func (s *Session) saveSpans(l *trace.Log) {
 // Timeline returns the span log of one turn of the session (0: the last
 // one recorded).
 func (s *Session) Timeline(turn int) (*trace.Log, error) {
+	if s.Store == nil {
+		if s.trace == nil {
+			return nil, errors.New("this session keeps no timeline")
+		}
+		return s.trace.memTimeline(turn)
+	}
 	return LoadTimeline(s.Store, s.Record.ID, turn)
 }
 
