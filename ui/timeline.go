@@ -55,15 +55,15 @@ func (t *timelineItem) live() bool   { return false }
 // Waterfall geometry: a label column, the bars, a duration column.
 const (
 	tlDurCol   = 8
-	tlMinLabel = 22
-	tlMaxLabel = 30
+	tlMinLabel = 24
+	tlMaxLabel = 32
 )
 
 func (t *timelineItem) render(rc *renderCtx) []string {
 	l, st := t.log, rc.st
 	label := min(tlMaxLabel, max(tlMinLabel, rc.width/4))
 	bars := max(10, rc.width-label-tlDurCol-3)
-	head := fmt.Sprintf("⏱ turn %d · %s · %s · %d API call(s)", l.Turn, trace.FormatMS(l.DurMS), l.ExitReason, l.APICalls)
+	head := fmt.Sprintf("⏱ turn %d · %s · %d API attempt(s) · %s", l.Turn, trace.FormatMS(l.DurMS), l.Attempts, l.ExitReason)
 	out := []string{st.Accent.Render(ansi.Truncate(head, rc.width, "…"))}
 	out = append(out, st.Faint.Render(strings.Repeat(" ", label+2)+axis(l, bars)))
 	for _, b := range trace.Layout(l, bars) {

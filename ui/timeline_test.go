@@ -13,7 +13,7 @@ import (
 // goldenLog is a turn with a 429 and its Retry-After wait, a parallel
 // batch of three reads, an approval wait, a steer and a final answer.
 func goldenLog() *trace.Log {
-	return &trace.Log{Version: 1, SessionID: "0a1b2c3d4e5f", Turn: 2, DurMS: 6200, ExitReason: "text_response(finish_reason=stop)", Completed: true, APICalls: 3,
+	return &trace.Log{Version: 1, SessionID: "0a1b2c3d4e5f", Turn: 2, DurMS: 6200, ExitReason: "text_response(finish_reason=stop)", Completed: true, Attempts: 3,
 		Spans: []trace.Span{
 			{Kind: trace.KindIteration, Name: "iteration 1", StartMS: 0, DurMS: 4300, Iteration: 1},
 			{Kind: trace.KindAttempt, Name: "chat gpt-4.1", StartMS: 5, DurMS: 310, Iteration: 1, Attempt: 1, Provider: "openai", Model: "gpt-4.1", Status: "error", HTTPStatus: 429, Reason: "rate_limit"},

@@ -176,7 +176,7 @@ func (b *builder) attempt(e *loop.APIAttempt, end time.Time) {
 	case !e.OK:
 		s.Status = "error"
 	}
-	b.log.APICalls++
+	b.log.Attempts++
 	b.push(s)
 }
 
@@ -253,9 +253,6 @@ func (b *builder) finish(e *loop.TurnFinished) *Log {
 	sortSpans(b.log.Spans)
 	b.log.DurMS, b.log.ExitReason, b.log.Completed = round3(end), e.ExitReason, e.Completed
 	b.log.Output = clip(e.FinalResponse, 2000)
-	if e.APICalls > b.log.APICalls {
-		b.log.APICalls = e.APICalls
-	}
 	l := b.log
 	return &l
 }

@@ -120,7 +120,7 @@ func (x *Exporter) Export(l *Log) {
 		conv,
 		attribute.Int("talaria.turn", l.Turn),
 		attribute.String("talaria.exit_reason", l.ExitReason),
-		attribute.Int("talaria.api_calls", l.APICalls),
+		attribute.Int("talaria.api_attempts", l.Attempts),
 	}
 	if x.logContent {
 		turnAttrs = append(turnAttrs, attribute.String("gen_ai.input.messages", l.Input), attribute.String("gen_ai.output.messages", l.Output))

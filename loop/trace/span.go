@@ -40,7 +40,8 @@ type Log struct {
 	DurMS      float64   `json:"dur_ms"`
 	ExitReason string    `json:"exit_reason,omitempty"`
 	Completed  bool      `json:"completed"`
-	APICalls   int       `json:"api_calls"`
+	// Attempts counts the API attempts (retries included).
+	Attempts int `json:"attempts"`
 	// Input is the user's message (the start of it).
 	Input string `json:"input,omitempty"`
 	// Output is the final answer (the start of it).

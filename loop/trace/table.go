@@ -11,7 +11,7 @@ import (
 // WriteTable prints the log as a table: one row per span, offsets and
 // durations in milliseconds from the turn's start.
 func WriteTable(w io.Writer, l *Log) error {
-	fmt.Fprintf(w, "session %s  turn %d  %s  %s  %d API call(s)\n", l.SessionID, l.Turn, FormatMS(l.DurMS), l.ExitReason, l.APICalls)
+	fmt.Fprintf(w, "session %s  turn %d  %s  %d API attempt(s)  %s\n", l.SessionID, l.Turn, FormatMS(l.DurMS), l.Attempts, l.ExitReason)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "START\tDUR\tKIND\tNAME\tSTATUS\tDETAIL")
 	for _, s := range l.Spans {

@@ -139,7 +139,7 @@ func TestTimelineOfAScriptedTurn(t *testing.T) {
 	if len(st) != 1 || st[0].Detail != "also check d.txt" || st[0].StartMS < seg[0].End() {
 		t.Fatalf("steer %+v after the segment %+v", st, seg)
 	}
-	if back.ExitReason == "" || !back.Completed || back.APICalls != 3 {
+	if back.ExitReason == "" || !back.Completed || back.Attempts != 3 {
 		t.Fatalf("log header: %+v", back)
 	}
 }
