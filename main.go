@@ -412,7 +412,9 @@ func (w *tuiWiring) open(demo bool) (ui.Session, error) {
 		}
 		return w.adopt(s), nil
 	}
-	return w.switchTo(w.flags)
+	s, err := w.switchTo(w.flags)
+	w.flags.Record = "" // --record covers the first session; /new, /resume and /model end it
+	return s, err
 }
 
 // switchTo opens a session with flags f and makes it current. It refuses

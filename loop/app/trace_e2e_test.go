@@ -1,12 +1,22 @@
 package app_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	collector "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	pt "talaria/providers/providertest"
 )
@@ -150,5 +160,95 @@ func TestReplayOfAMissingFileIsAUsageError(t *testing.T) {
 	r := talaria(t, t.TempDir(), t.TempDir(), nil, "", "replay", filepath.Join(t.TempDir(), "nope.jsonl"))
 	if r.code != 2 || !strings.Contains(r.stderr, "nope.jsonl") {
 		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+}
+
+// otlpReceiver is an in-test OTLP/HTTP collector keeping span names and
+// their gen_ai.conversation.id.
+type otlpReceiver struct {
+	mu    sync.Mutex
+	spans map[string]string
+}
+
+func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req collector.ExportTraceServiceRequest
+	if err := proto.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	rc.mu.Lock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				for _, kv := range s.Attributes {
+					if kv.Key == "gen_ai.conversation.id" {
+						rc.spans[s.Name] = kv.Value.GetStringValue()
+					}
+				}
+			}
+		}
+	}
+	rc.mu.Unlock()
+	b, _ := proto.Marshal(&collector.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Write(b)
+}
+
+func talariaEnv(t *testing.T, home, cwd string, srv *pt.Server, extra []string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(env(home, srv), extra...)
+	cmd.Dir = cwd
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return run{out.String(), errb.String(), code}
+}
+
+func TestHeadlessRunExportsOTelTraces(t *testing.T) {
+	rc := &otlpReceiver{spans: map[string]string{}}
+	col := httptest.NewServer(rc)
+	defer col.Close()
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"*.txt","target":"files"}`}), pt.Text("none here"))
+	home, cwd := t.TempDir(), t.TempDir()
+	r := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL}, "-p", "any txt files?", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sid := events(t, r.stdout)[0]["session_id"].(string)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, name := range []string{"invoke_agent", "chat gpt-4.1", "execute_tool search_files"} {
+		if rc.spans[name] != sid {
+			t.Fatalf("span %q with conversation id %q, want %q (got %v)", name, rc.spans[name], sid, rc.spans)
+		}
+	}
+}
+
+func TestAClosedCollectorPortFailsNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := pt.New(t)
+	srv.Push(pt.Text("fine"))
+	home, cwd := t.TempDir(), t.TempDir()
+	r := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + addr}, "-p", "hello")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "fine" || strings.Contains(r.stderr, "export") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	bad := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318"}, "-p", "hello")
+	if bad.code != 2 || !strings.Contains(bad.stderr, "OTEL_EXPORTER_OTLP_ENDPOINT") {
+		t.Fatalf("a bad endpoint: exit %d %q", bad.code, bad.stderr)
 	}
 }

@@ -44,20 +44,21 @@ func ParseRecording(r io.Reader) (*Recording, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxRecordLine)
 	rec := &Recording{}
-	n := 0
+	n, header := 0, false
 	for sc.Scan() {
 		n++
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
 		}
-		if n == 1 {
+		if !header {
 			if err := json.Unmarshal(b, &rec.Header); err != nil || rec.Header.Type != "header" {
-				return nil, fmt.Errorf("line 1: not a talaria recording header")
+				return nil, fmt.Errorf("line %d: not a talaria recording header", n)
 			}
 			if rec.Header.Version != RecordVersion {
-				return nil, fmt.Errorf("line 1: recording version %d, this talaria reads version %d", rec.Header.Version, RecordVersion)
+				return nil, fmt.Errorf("line %d: recording version %d, this talaria reads version %d", n, rec.Header.Version, RecordVersion)
 			}
+			header = true
 			continue
 		}
 		var l Line
@@ -69,7 +70,7 @@ func ParseRecording(r io.Reader) (*Recording, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %v", n+1, err)
 	}
-	if n == 0 {
+	if !header {
 		return nil, errors.New("empty recording")
 	}
 	return rec, nil
