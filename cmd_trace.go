@@ -92,6 +92,7 @@ func replayCmd(o *options, args []string, stdout, stderr io.Writer) int {
 		if cwd == "" {
 			cwd, _ = os.Getwd()
 		}
+		fmt.Fprintf(stderr, "talaria: replay --live-tools: the recorded tool calls run for real in %s, without asking\n", cwd)
 		reg, env, stop := app.LiveTools(cwd)
 		defer stop()
 		ropts.Live, ropts.ToolEnv = reg, env

@@ -164,7 +164,8 @@ func joinInts(xs []int) string {
 func (s *Session) recordHeader(f Flags, opts *loop.Options) trace.Header {
 	h := trace.Header{Talaria: f.Version, SessionID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model,
 		APIMode: s.Backend.APIMode, BaseURL: s.Backend.BaseURL, Approvals: s.Config.Approvals,
-		MaxIterations: opts.MaxIterations, MaxTokens: opts.MaxTokens, Retry: opts.Retry,
+		MaxIterations: opts.MaxIterations, MaxTokens: opts.MaxTokens, Retry: trace.RetryOf(opts.Retry),
+		Guardrails: opts.Guardrails, Compression: opts.Compression, CompressionThreshold: opts.CompressionThreshold,
 		SystemPrompt: opts.SystemPrompt, History: opts.History, Turns: opts.Turns}
 	if f.Overrides.Yolo {
 		h.Approvals = "yolo"

@@ -14,6 +14,7 @@ import (
 
 	"talaria/loop"
 	"talaria/providers"
+	"talaria/tools"
 )
 
 // RecordVersion is the version of the recording format (the header line's
@@ -30,20 +31,26 @@ const maxRecordedBody = 32 << 20
 // Header is the first line of a recording: what the run was and the config
 // that matters to replay it.
 type Header struct {
-	Type          string                `json:"type"` // "header"
-	Version       int                   `json:"version"`
-	Talaria       string                `json:"talaria"`
-	Created       time.Time             `json:"created"`
-	SessionID     string                `json:"session_id"`
-	Provider      string                `json:"provider"`
-	Model         string                `json:"model"`
-	APIMode       string                `json:"api_mode"`
-	BaseURL       string                `json:"base_url,omitempty"`
-	Approvals     string                `json:"approvals,omitempty"`
-	Sandbox       string                `json:"sandbox,omitempty"`
-	MaxIterations int                   `json:"max_iterations,omitempty"`
-	MaxTokens     int                   `json:"max_tokens,omitempty"`
-	Retry         providers.RetryPolicy `json:"retry"`
+	Type          string    `json:"type"` // "header"
+	Version       int       `json:"version"`
+	Talaria       string    `json:"talaria"`
+	Created       time.Time `json:"created"`
+	SessionID     string    `json:"session_id"`
+	Provider      string    `json:"provider"`
+	Model         string    `json:"model"`
+	APIMode       string    `json:"api_mode"`
+	BaseURL       string    `json:"base_url,omitempty"`
+	Approvals     string    `json:"approvals,omitempty"`
+	Sandbox       string    `json:"sandbox,omitempty"`
+	MaxIterations int       `json:"max_iterations,omitempty"`
+	MaxTokens     int       `json:"max_tokens,omitempty"`
+	Retry         Retry     `json:"retry"`
+	// Guardrails is the tool-loop guardrail's config (nil: the default).
+	Guardrails *tools.GuardrailConfig `json:"guardrails,omitempty"`
+	// Compression and CompressionThreshold are the automatic context
+	// compression settings.
+	Compression          bool    `json:"compression,omitempty"`
+	CompressionThreshold float64 `json:"compression_threshold,omitempty"`
 	// Chain is the primary backend and its fallbacks (keys left out).
 	Chain []ChainEntry `json:"chain"`
 	// SystemPrompt and History are what the first request was built from.
@@ -52,6 +59,26 @@ type Header struct {
 	Turns        int                 `json:"turns,omitempty"`
 	// Tools are the tools offered to the model, as the model saw them.
 	Tools []ToolDef `json:"tools"`
+}
+
+// Retry is the inner retry loop's timing, in milliseconds.
+type Retry struct {
+	MaxRetries      int   `json:"max_retries"`
+	BaseDelayMS     int64 `json:"base_delay_ms"`
+	MaxDelayMS      int64 `json:"max_delay_ms"`
+	RetryAfterCapMS int64 `json:"retry_after_cap_ms"`
+}
+
+// RetryOf converts a retry policy for the header.
+func RetryOf(p providers.RetryPolicy) Retry {
+	return Retry{MaxRetries: p.MaxRetries, BaseDelayMS: p.BaseDelay.Milliseconds(), MaxDelayMS: p.MaxDelay.Milliseconds(),
+		RetryAfterCapMS: p.RetryAfterCap.Milliseconds()}
+}
+
+// Policy converts back.
+func (r Retry) Policy() providers.RetryPolicy {
+	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+	return providers.RetryPolicy{MaxRetries: r.MaxRetries, BaseDelay: ms(r.BaseDelayMS), MaxDelay: ms(r.MaxDelayMS), RetryAfterCap: ms(r.RetryAfterCapMS)}
 }
 
 // ChainEntry is one backend of the fallback chain, without its keys.

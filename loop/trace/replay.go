@@ -154,9 +154,10 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 	if len(h.Chain) == 0 {
 		h.Chain = []ChainEntry{{Provider: h.Provider, Model: h.Model, APIMode: h.APIMode, BaseURL: h.BaseURL, Keys: 1}}
 	}
+	retry := h.Retry.Policy()
 	if o.Fast {
 		// Backoff waits shrink with the response timing.
-		h.Retry.BaseDelay, h.Retry.MaxDelay = time.Millisecond, time.Millisecond
+		retry.BaseDelay, retry.MaxDelay = time.Millisecond, time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -206,7 +207,8 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 		Provider: h.Provider, Model: h.Model,
 		SystemPrompt: h.SystemPrompt, History: h.History, Turns: h.Turns,
 		Tools: reg, ToolEnv: o.ToolEnv, Sink: sink,
-		MaxIterations: h.MaxIterations, MaxTokens: h.MaxTokens, Retry: h.Retry,
+		MaxIterations: h.MaxIterations, MaxTokens: h.MaxTokens, Retry: retry, Guardrails: h.Guardrails,
+		Compression: h.Compression, CompressionThreshold: h.CompressionThreshold,
 	})
 	for _, l := range rec.Lines {
 		switch l.Type {
@@ -319,7 +321,8 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 // is left alone, so the loop falls back as it did).
 func (r *replayer) shortenRetryAfter(h http.Header) {
 	d, ok := providers.RetryAfter(h, "", time.Now())
-	if !ok || (r.rec.Header.Retry.RetryAfterCap > 0 && d > r.rec.Header.Retry.RetryAfterCap) {
+	limit := r.rec.Header.Retry.Policy().RetryAfterCap
+	if !ok || (limit > 0 && d > limit) {
 		return
 	}
 	h.Del("Retry-After")
@@ -525,7 +528,22 @@ func (s *standIn) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 			return t.Run(ctx, env, args)
 		}
 	}
-	return tools.Result{Output: l.Output, IsError: l.IsError}
+	// The guardrail's note was added after the tool ran; the replay's own
+	// guardrail adds it again.
+	return tools.Result{Output: stripGuardNote(l.Output), IsError: l.IsError}
+}
+
+// stripGuardNote removes a trailing tool-loop guardrail annotation.
+func stripGuardNote(out string) string {
+	if !strings.HasSuffix(out, "]") {
+		return out
+	}
+	for _, label := range []string{"\n\n[Tool loop warning: ", "\n\n[Tool loop hard stop: "} {
+		if i := strings.LastIndex(out, label); i >= 0 {
+			return out[:i]
+		}
+	}
+	return out
 }
 
 // sameArgs compares two JSON argument strings by value.

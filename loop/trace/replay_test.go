@@ -36,17 +36,23 @@ func wires() *providers.Registry {
 // recordLoop records a turn of iterations tool-calling iterations (one
 // echo call each) and a final answer, in memory.
 func recordLoop(t testing.TB, iterations int) *Recording {
+	return recordCalls(t, iterations, func(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }, echoTool{})
+}
+
+// recordCalls records iterations calls of tool, with args(i), then an
+// answer.
+func recordCalls(t testing.TB, iterations int, args func(int) string, tool tools.Tool) *Recording {
 	srv := pt.New(t)
 	for i := range iterations {
-		srv.Push(pt.ToolCalls(pt.Call{Name: "echo", Args: fmt.Sprintf(`{"n":%d}`, i)}))
+		srv.Push(pt.ToolCalls(pt.Call{Name: tool.Name(), Args: args(i)}))
 	}
 	srv.Push(pt.Text("all echoed"))
 	backend := providers.Backend{Provider: "openai", Model: "gpt-test", BaseURL: srv.URL(), APIMode: openaichat.APIMode, APIKeys: []string{"sk-test-key"}}
-	reg := tools.NewRegistry(echoTool{})
+	reg := tools.NewRegistry(tool)
 	h := Header{Type: "header", Version: RecordVersion, SessionID: "s1", Provider: "openai", Model: "gpt-test", APIMode: openaichat.APIMode,
 		MaxIterations: iterations + 5, SystemPrompt: "You are a test.",
 		Chain: []ChainEntry{{Provider: "openai", Model: "gpt-test", APIMode: openaichat.APIMode, BaseURL: srv.URL(), Keys: 1}},
-		Tools: []ToolDef{{Name: "echo", Description: "echo the arguments", Schema: json.RawMessage(`{"type":"object"}`)}}}
+		Tools: []ToolDef{{Name: tool.Name(), Description: tool.Description(), Schema: tool.Schema()}}}
 	var buf bytes.Buffer
 	rec := newRecorder(&buf, nopCloser{}, []string{"sk-test-key"})
 	rec.write(h)
@@ -152,5 +158,33 @@ func BenchmarkReplayFast50(b *testing.B) {
 		if err != nil || res.Divergence != nil || res.Requests != 51 {
 			b.Fatalf("%v %+v", err, res)
 		}
+	}
+}
+
+// failTool always fails the same way.
+type failTool struct{}
+
+func (failTool) Name() string            { return "probe" }
+func (failTool) Description() string     { return "fails" }
+func (failTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (failTool) Run(context.Context, *tools.Env, json.RawMessage) tools.Result {
+	return tools.Result{Output: "error: no such host", IsError: true}
+}
+
+// TestReplayThroughGuardrailWarnings: the recorded results carry the
+// guardrail's notes, which the replay's guardrail adds again: the replay
+// still matches.
+func TestReplayThroughGuardrailWarnings(t *testing.T) {
+	rec := recordCalls(t, 4, func(int) string { return `{"host":"x"}` }, failTool{})
+	noted := false
+	for _, l := range rec.Lines {
+		noted = noted || l.Type == "tool" && strings.Contains(l.Output, "[Tool loop warning")
+	}
+	if !noted {
+		t.Fatal("the recording has no guardrail warning to replay through")
+	}
+	res, err := Replay(context.Background(), rec, ReplayOptions{Wires: wires(), Fast: true})
+	if err != nil || res.Divergence != nil {
+		t.Fatalf("%v %v", err, res.Divergence)
 	}
 }
