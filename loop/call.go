@@ -63,9 +63,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			}
 			return nil, &callError{class: last, attempts: attempt, err: err}
 		}
-		t0 := t.a.opts.Now()
-		resp, err := t.stream(tr, req)
-		t.emitAttempt(attempt, t0, req, resp, err)
+		resp, err := t.attempt(attempt, tr, req)
 		if err == nil {
 			return resp, nil
 		}
@@ -213,13 +211,13 @@ func (e *localError) Error() string { return "internal error: " + e.msg }
 
 // stream performs one attempt, turning a panic in our own response handling
 // into a localError.
-func (t *turn) stream(tr providers.Transport, req providers.Request) (resp *providers.Response, err error) {
+func (t *turn) stream(tr providers.Transport, req providers.Request, onDelta func(providers.Delta)) (resp *providers.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}
 		}
 	}()
-	return tr.Stream(t.ctx, req, t.onDelta)
+	return tr.Stream(t.ctx, req, onDelta)
 }
 
 // midStream reports an error that arrived after the stream had started.

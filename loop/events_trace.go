@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"talaria/providers"
@@ -26,6 +27,9 @@ type APIAttempt struct {
 	// StartedAt is when the request was sent; TS is when it ended.
 	StartedAt  Timestamp `json:"started_at"`
 	DurationMS int64     `json:"duration_ms"`
+	// TTFTUS is the time to the first streamed delta (text, reasoning or a
+	// tool call), in microseconds; 0 when none came.
+	TTFTUS int64 `json:"ttft_us,omitempty"`
 	// OK is true when the attempt returned a response.
 	OK bool `json:"ok"`
 	// Status is the HTTP status of a failed attempt (0 when none).
@@ -54,12 +58,33 @@ type ApprovalWaited struct {
 // decisions take microseconds, a person takes far longer.
 const approvalWaitMin = 10 * time.Millisecond
 
+// attempt performs one API attempt (stream) and reports it with its time
+// to first token: the first delta of any kind, text, reasoning or a tool
+// call.
+func (t *turn) attempt(n int, tr providers.Transport, req providers.Request) (*providers.Response, error) {
+	start := t.a.opts.Now()
+	var first atomic.Int64 // Unix nanoseconds of the first delta; 0 before it
+	resp, err := t.stream(tr, req, func(d providers.Delta) {
+		if first.Load() == 0 {
+			first.CompareAndSwap(0, t.a.opts.Now().UnixNano())
+		}
+		t.onDelta(d)
+	})
+	var ttft time.Duration
+	if f := first.Load(); f != 0 {
+		ttft = time.Unix(0, f).Sub(start)
+	}
+	t.emitAttempt(n, start, ttft, req, resp, err)
+	return resp, err
+}
+
 // emitAttempt reports one finished API attempt.
-func (t *turn) emitAttempt(attempt int, start time.Time, req providers.Request, resp *providers.Response, err error) {
+func (t *turn) emitAttempt(attempt int, start time.Time, ttft time.Duration, req providers.Request, resp *providers.Response, err error) {
 	b := t.a.route.backend()
 	now := t.a.opts.Now()
 	e := &APIAttempt{Header: Header{Type: TypeAPIAttempt}, Attempt: attempt, Provider: b.Provider, Model: req.Model,
-		APIMode: b.APIMode, StartedAt: Timestamp(start), DurationMS: now.Sub(start).Milliseconds(), OK: err == nil}
+		APIMode: b.APIMode, StartedAt: Timestamp(start), DurationMS: now.Sub(start).Milliseconds(), OK: err == nil,
+		TTFTUS: ttft.Microseconds()}
 	if e.Model == "" {
 		e.Model = b.Model
 	}

@@ -81,14 +81,13 @@ func (t *Timeline) Observe(e loop.Event) *Log {
 
 // builder holds one turn's spans while it runs.
 type builder struct {
-	log        Log
-	start      time.Time
-	iter       int
-	iterSpan   int // index of the open iteration span, -1 when none
-	firstDelta time.Time
-	tools      map[string]int // call id → span index
-	segs       map[int]int    // segment (from 1) → span index
-	segSeen    map[int]bool   // segments with a finished call
+	log      Log
+	start    time.Time
+	iter     int
+	iterSpan int            // index of the open iteration span, -1 when none
+	tools    map[string]int // call id → span index
+	segs     map[int]int    // segment (from 1) → span index
+	segSeen  map[int]bool   // segments with a finished call
 }
 
 func newBuilder(sessionID string, e *loop.TurnStarted) *builder {
@@ -122,10 +121,6 @@ func (b *builder) add(e loop.Event) {
 		b.closeIteration(at)
 		b.iter = e.Iteration
 		b.iterSpan = b.push(Span{Kind: KindIteration, Name: fmt.Sprintf("iteration %d", e.Iteration), StartMS: b.off(at), Iteration: e.Iteration})
-	case *loop.MessageDelta, *loop.ReasoningDelta:
-		if b.firstDelta.IsZero() {
-			b.firstDelta = at
-		}
 	case *loop.APIAttempt:
 		b.attempt(e, at)
 	case *loop.RetryScheduled:
@@ -166,10 +161,9 @@ func (b *builder) attempt(e *loop.APIAttempt, end time.Time) {
 		Attempt: e.Attempt, Provider: e.Provider, Model: e.Model, ResponseModel: e.ResponseModel, FinishReason: e.FinishReason,
 		InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens, CacheTokens: e.Usage.CacheReadTokens + e.Usage.CacheWriteTokens,
 		HTTPStatus: e.Status, Reason: e.Reason, Status: "ok"}
-	if !b.firstDelta.IsZero() && !b.firstDelta.Before(start) {
-		s.TTFTMS = ms(b.firstDelta.Sub(start))
+	if e.TTFTUS > 0 {
+		s.TTFTMS = float64(e.TTFTUS) / 1000
 	}
-	b.firstDelta = time.Time{}
 	switch {
 	case e.Reason == "interrupted":
 		s.Status = "cancelled"
