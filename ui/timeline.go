@@ -69,7 +69,7 @@ func (t *timelineItem) render(rc *renderCtx) []string {
 	for _, b := range trace.Layout(l, bars) {
 		out = append(out, t.row(b, label, bars, st))
 	}
-	out = append(out, st.Faint.Render(ansi.Truncate("▒ to first token  █ streaming or tool  ░ wait  ─ iteration or segment  ◆ event", rc.width, "…")))
+	out = append(out, st.Faint.Render(ansi.Truncate("▒ to first token  █ streaming/tool  ░ wait  ─ phase/iteration/segment  ◆ event", rc.width, "…")))
 	return out
 }
 
@@ -82,7 +82,7 @@ func (t *timelineItem) row(b trace.Bar, label, width int, st *themes.Styles) str
 		glyph = "◆"
 	case s.Kind == trace.KindRetryWait || s.Kind == trace.KindApproval:
 		glyph = "░"
-	case s.Kind == trace.KindIteration || s.Kind == trace.KindSegment:
+	case s.Kind == trace.KindIteration || s.Kind == trace.KindSegment || s.Kind == trace.KindPhase:
 		glyph = "─"
 	}
 	n := b.To - b.From
@@ -107,7 +107,7 @@ func (t *timelineItem) row(b trace.Bar, label, width int, st *themes.Styles) str
 // spanLabel names a row, indented under its iteration.
 func spanLabel(s trace.Span) string {
 	switch s.Kind {
-	case trace.KindIteration:
+	case trace.KindIteration, trace.KindPhase:
 		return s.Name
 	case trace.KindAttempt:
 		lbl := fmt.Sprintf("  %s #%d", s.Name, s.Attempt)
@@ -143,7 +143,7 @@ func spanLabel(s trace.Span) string {
 // why.
 func spanStyle(s trace.Span, st *themes.Styles) lipgloss.Style {
 	switch s.Kind {
-	case trace.KindIteration:
+	case trace.KindIteration, trace.KindPhase:
 		return st.Faint
 	case trace.KindSegment:
 		return st.Segment

@@ -15,8 +15,9 @@ import (
 func goldenLog() *trace.Log {
 	return &trace.Log{Version: 1, SessionID: "0a1b2c3d4e5f", Turn: 2, DurMS: 6200, ExitReason: "text_response(finish_reason=stop)", Completed: true, Attempts: 3,
 		Spans: []trace.Span{
-			{Kind: trace.KindIteration, Name: "iteration 1", StartMS: 0, DurMS: 4300, Iteration: 1},
-			{Kind: trace.KindAttempt, Name: "chat gpt-4.1", StartMS: 5, DurMS: 310, Iteration: 1, Attempt: 1, Provider: "openai", Model: "gpt-4.1", Status: "error", HTTPStatus: 429, Reason: "rate_limit"},
+			{Kind: trace.KindPhase, Name: "prologue", StartMS: 0, DurMS: 40},
+			{Kind: trace.KindIteration, Name: "iteration 1", StartMS: 40, DurMS: 4260, Iteration: 1},
+			{Kind: trace.KindAttempt, Name: "chat gpt-4.1", StartMS: 45, DurMS: 270, Iteration: 1, Attempt: 1, Provider: "openai", Model: "gpt-4.1", Status: "error", HTTPStatus: 429, Reason: "rate_limit"},
 			{Kind: trace.KindRetryWait, Name: "retry wait", StartMS: 320, DurMS: 2000, Iteration: 1, Attempt: 2, HTTPStatus: 429, Reason: "rate_limit"},
 			{Kind: trace.KindAttempt, Name: "chat gpt-4.1", StartMS: 2330, DurMS: 900, Iteration: 1, Attempt: 2, Provider: "openai", Model: "gpt-4.1", Status: "ok", TTFTMS: 420, InputTokens: 1200, OutputTokens: 80},
 			{Kind: trace.KindSegment, Name: "segment 1 (parallel, 3)", StartMS: 3240, DurMS: 1000, Iteration: 1, Segment: 1, Parallel: true},
@@ -25,8 +26,9 @@ func goldenLog() *trace.Log {
 			{Kind: trace.KindTool, Name: "search_files", ID: "c3", StartMS: 3250, DurMS: 300, Iteration: 1, Segment: 1, Status: "error"},
 			{Kind: trace.KindApproval, Name: "approval write_file", ID: "c4", StartMS: 4250, DurMS: 50, Iteration: 1, Status: "denied"},
 			{Kind: trace.KindSteer, Name: "steer", StartMS: 4300, Iteration: 2, Detail: "also run go vet"},
-			{Kind: trace.KindIteration, Name: "iteration 2", StartMS: 4300, DurMS: 1900, Iteration: 2},
+			{Kind: trace.KindIteration, Name: "iteration 2", StartMS: 4300, DurMS: 1890, Iteration: 2},
 			{Kind: trace.KindAttempt, Name: "chat gpt-4.1", StartMS: 4310, DurMS: 1880, Iteration: 2, Attempt: 1, Provider: "openai", Model: "gpt-4.1", Status: "ok", TTFTMS: 600},
+			{Kind: trace.KindPhase, Name: "epilogue", StartMS: 6190, DurMS: 10},
 		}}
 }
 

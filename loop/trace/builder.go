@@ -243,7 +243,7 @@ func (b *builder) finish(e *loop.TurnFinished) *Log {
 		s.StartMS, s.DurMS = round3(s.StartMS), round3(s.DurMS)
 		spans = append(spans, s)
 	}
-	b.log.Spans = spans
+	b.log.Spans = phases(spans, end)
 	sortSpans(b.log.Spans)
 	b.log.DurMS, b.log.ExitReason, b.log.Completed = round3(end), e.ExitReason, e.Completed
 	b.log.Output = clip(e.FinalResponse, 2000)
@@ -261,3 +261,36 @@ func clip(s string, n int) string {
 
 // round3 rounds milliseconds to the microsecond.
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// phases adds the prologue and epilogue: the time before the first
+// iteration and after the last iteration's last span, which ends the last
+// iteration.
+func phases(spans []Span, end float64) []Span {
+	first, last := -1, -1
+	for i, s := range spans {
+		if s.Kind == KindIteration {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return spans
+	}
+	if p := spans[first].StartMS; p > 0 {
+		spans = append(spans, Span{Kind: KindPhase, Name: "prologue", DurMS: p})
+	}
+	it := &spans[last]
+	work := it.StartMS
+	for _, s := range spans {
+		if s.Iteration == it.Iteration && s.Kind != KindIteration && s.Kind != KindSteer {
+			work = max(work, s.End())
+		}
+	}
+	if work > it.StartMS && work < end {
+		it.DurMS = round3(work - it.StartMS)
+		spans = append(spans, Span{Kind: KindPhase, Name: "epilogue", StartMS: work, DurMS: round3(end - work)})
+	}
+	return spans
+}

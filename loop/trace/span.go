@@ -27,6 +27,10 @@ const (
 	KindSteer       = "steer"
 	KindGuardrail   = "guardrail"
 	KindCheckpoint  = "checkpoint"
+	// KindPhase spans are the turn's prologue (before the first
+	// iteration: saving the input, preflight) and epilogue (after the last
+	// answer: saving, cleanup).
+	KindPhase = "phase"
 )
 
 // Log is the span log of one turn: every span's offsets are milliseconds
