@@ -175,7 +175,7 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 	case "replay":
 		return replayCmd(o, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, timeline, replay, version; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
