@@ -110,13 +110,14 @@ func spanLabel(s trace.Span) string {
 	case trace.KindIteration, trace.KindPhase:
 		return s.Name
 	case trace.KindAttempt:
-		lbl := fmt.Sprintf("  %s #%d", s.Name, s.Attempt)
+		// The status before the model, so a narrow label keeps it.
+		lbl := fmt.Sprintf("  chat #%d", s.Attempt)
 		if s.HTTPStatus != 0 {
 			lbl += fmt.Sprintf(" %d", s.HTTPStatus)
 		} else if s.Status != "ok" {
 			lbl += " " + s.Status
 		}
-		return lbl
+		return lbl + " · " + s.Model
 	case trace.KindRetryWait:
 		return "  wait " + s.Reason
 	case trace.KindSegment:

@@ -82,8 +82,8 @@ func TestTimelineBarsOverlapForParallelCalls(t *testing.T) {
 			t.Fatalf("parallel calls do not overlap at %d: [%d,%d] [%d,%d]", w, a1, a2, s1, s2)
 		}
 		w1, w2 := span("wait rate_limit")
-		c1, _ := span("chat gpt-4.1 #1 429")
-		c2, _ := span("chat gpt-4.1 #2")
+		c1, _ := span("chat #1 429 · gpt-4.1")
+		c2, _ := span("chat #2 · gpt-4.1")
 		if !(c1 <= w1 && w2 <= c2) {
 			t.Fatalf("the wait [%d,%d] is not between the attempts at %d and %d (width %d)", w1, w2, c1, c2, w)
 		}
