@@ -11,6 +11,7 @@ import (
 
 	"talaria/loop"
 	"talaria/loop/trace"
+	"talaria/loop/trace/otlp"
 	"talaria/persist"
 	"talaria/providers"
 	"talaria/tools"
@@ -19,7 +20,7 @@ import (
 // traceState is what a session records about its turns: the span log
 // (saved with the session), the OpenTelemetry export and a --record file.
 type traceState struct {
-	exporter *trace.Exporter
+	exporter *otlp.Exporter
 	recorder *trace.Recorder
 
 	// mem keeps the span logs of a session without a store (the tour).
@@ -67,7 +68,7 @@ func (s *Session) attachTrace(f Flags, opts *loop.Options) error {
 		return &UsageError{Err: err}
 	}
 	if endpoint != "" {
-		exp, err := trace.NewExporter(trace.ExporterOptions{Endpoint: endpoint, LogContent: s.Config.Telemetry.LogContent, Version: f.Version})
+		exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: endpoint, LogContent: s.Config.Telemetry.LogContent, Version: f.Version})
 		if err != nil {
 			return &UsageError{Err: err}
 		}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -365,79 +364,6 @@ func (r *replayer) scrub(s string) string {
 	return s
 }
 
-func urlPath(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-		if j := strings.IndexByte(u, '/'); j >= 0 {
-			return u[j:]
-		}
-		return "/"
-	}
-	return u
-}
-
-// firstDiff walks two decoded JSON values and returns the first path where
-// they differ, with both sides (clipped).
-func firstDiff(path string, a, b any) (string, string, string, bool) {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			va, oka := x[k]
-			vb, okb := y[k]
-			if !oka || !okb {
-				return path + "." + k, show(va, oka), show(vb, okb), true
-			}
-			if p, s1, s2, d := firstDiff(path+"."+k, va, vb); d {
-				return p, s1, s2, true
-			}
-		}
-		return "", "", "", false
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			break
-		}
-		for i := range min(len(x), len(y)) {
-			if p, s1, s2, d := firstDiff(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d {
-				return p, s1, s2, true
-			}
-		}
-		if len(x) != len(y) {
-			return fmt.Sprintf("%s (length)", path), fmt.Sprint(len(x), " items"), fmt.Sprint(len(y), " items"), true
-		}
-		return "", "", "", false
-	default:
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if bytes.Equal(ja, jb) {
-			return "", "", "", false
-		}
-	}
-	return path, show(a, true), show(b, true), true
-}
-
-func show(v any, present bool) string {
-	if !present {
-		return "(absent)"
-	}
-	b, _ := json.Marshal(v)
-	return clip(string(b), 300)
-}
-
 // replayBody yields the recorded chunks, at their recorded offsets unless
 // fast.
 type replayBody struct {
@@ -478,83 +404,3 @@ func (b *replayBody) Read(p []byte) (int, error) {
 }
 
 func (b *replayBody) Close() error { return nil }
-
-// standIn is a tool whose results come from the recording.
-type standIn struct {
-	def  ToolDef
-	r    *replayer
-	live *tools.Registry
-}
-
-func (s *standIn) Name() string            { return s.def.Name }
-func (s *standIn) Description() string     { return s.def.Description }
-func (s *standIn) Schema() json.RawMessage { return s.def.Schema }
-
-// Run returns the recorded result of the first unused recorded call with
-// this name and these arguments; a call the recording does not have is a
-// divergence.
-func (s *standIn) Run(ctx context.Context, env *tools.Env, args json.RawMessage) tools.Result {
-	r := s.r
-	r.mu.Lock()
-	found, firstUnused := -1, -1
-	for i, l := range r.tools {
-		if r.used[i] || l.Turn != r.turn && l.Turn != 0 {
-			continue
-		}
-		if firstUnused < 0 {
-			firstUnused = i
-		}
-		if l.Name == s.def.Name && sameArgs(l.Arguments, string(args)) {
-			found = i
-			break
-		}
-	}
-	if found < 0 {
-		rec := "no further tool call"
-		if firstUnused >= 0 {
-			l := r.tools[firstUnused]
-			rec = l.Name + " " + clip(l.Arguments, 200)
-		}
-		r.diverge(&Divergence{Kind: "tool", Turn: r.turn, Recorded: rec, Replayed: s.def.Name + " " + clip(string(args), 200)})
-		r.mu.Unlock()
-		return tools.Result{Output: "replay: this tool call is not in the recording", IsError: true}
-	}
-	r.used[found] = true
-	r.ranTools++
-	l := r.tools[found]
-	r.mu.Unlock()
-	if s.live != nil {
-		if t, ok := s.live.Get(s.def.Name); ok {
-			return t.Run(ctx, env, args)
-		}
-	}
-	// The guardrail's note was added after the tool ran; the replay's own
-	// guardrail adds it again.
-	return tools.Result{Output: stripGuardNote(l.Output), IsError: l.IsError}
-}
-
-// stripGuardNote removes a trailing tool-loop guardrail annotation.
-func stripGuardNote(out string) string {
-	if !strings.HasSuffix(out, "]") {
-		return out
-	}
-	for _, label := range []string{"\n\n[Tool loop warning: ", "\n\n[Tool loop hard stop: "} {
-		if i := strings.LastIndex(out, label); i >= 0 {
-			return out[:i]
-		}
-	}
-	return out
-}
-
-// sameArgs compares two JSON argument strings by value.
-func sameArgs(a, b string) bool {
-	if a == b {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return strings.TrimSpace(a) == strings.TrimSpace(b)
-	}
-	_, _, _, d := firstDiff("$", x, y)
-	return !d
-}

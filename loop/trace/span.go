@@ -1,7 +1,8 @@
 // Package trace sees a turn after the fact: the per-turn span log behind
-// the timeline (built from the loop's events), the recorder and replayer of
-// a run's provider traffic and tool results, and the OpenTelemetry
-// exporter. It must not import ui.
+// the timeline (built from the loop's events), and the recorder and
+// replayer of a run's provider traffic and tool results. Its sub-package
+// otlp exports the span logs as OpenTelemetry traces. It must not import
+// ui.
 package trace
 
 import (

@@ -1,4 +1,4 @@
-package trace_test
+package otlp_test
 
 import (
 	"io"
@@ -14,8 +14,9 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"talaria/loop"
 	"talaria/loop/trace"
+	"talaria/loop/trace/otlp"
+	"talaria/loop/trace/tracetest"
 )
 
 // receiver is an OTLP/HTTP collector: it decodes the protobuf export
@@ -58,11 +59,11 @@ func exportScripted(t *testing.T, logContent bool) []*tracepb.Span {
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	exp, err := trace.NewExporter(trace.ExporterOptions{Endpoint: srv.URL, LogContent: logContent, Version: "test"})
+	exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: srv.URL, LogContent: logContent, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := scriptedTurn(t)
+	l := tracetest.ScriptedTurn(t)
 	exp.Export(l)
 	if err := exp.Shutdown(); err != nil {
 		t.Fatalf("flush: %v", err)
@@ -163,7 +164,7 @@ func (b blockingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // deadline rather than by the collector.
 func TestOTelSlowCollectorCostsATurnNothing(t *testing.T) {
 	bt := blockingTransport{entered: make(chan struct{}, 1)}
-	exp, err := trace.NewExporter(trace.ExporterOptions{Endpoint: "http://collector.invalid:4318", HTTPClient: &http.Client{Transport: bt}})
+	exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: "http://collector.invalid:4318", HTTPClient: &http.Client{Transport: bt}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +184,11 @@ func TestOTelClosedPortFailsTheFlushOnly(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	exp, err := trace.NewExporter(trace.ExporterOptions{Endpoint: "http://" + addr})
+	exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: "http://" + addr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Export(scriptedTurn(t))
+	exp.Export(tracetest.ScriptedTurn(t))
 	if err := exp.Shutdown(); err == nil {
 		t.Fatal("a flush to a closed port reported success")
 	}
@@ -199,7 +200,7 @@ func BenchmarkExporterPerSpan(b *testing.B) {
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	exp, err := trace.NewExporter(trace.ExporterOptions{Endpoint: srv.URL})
+	exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: srv.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,7 +209,6 @@ func BenchmarkExporterPerSpan(b *testing.B) {
 	for i := range 20 {
 		l.Spans = append(l.Spans, trace.Span{Kind: trace.KindTool, Name: "read_file", ID: "call", StartMS: float64(i), DurMS: 1, Status: "ok"})
 	}
-	var _ loop.Event
 	b.ResetTimer()
 	for range b.N {
 		exp.Export(l)

@@ -1,4 +1,7 @@
-package trace
+// Package otlp exports each finished turn's span log (loop/trace) as
+// OpenTelemetry traces over OTLP/HTTP, following the GenAI semantic
+// conventions.
+package otlp
 
 import (
 	"context"
@@ -14,6 +17,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"talaria/loop/trace"
 )
 
 // Exporter bounds: the queue drops spans rather than block a turn, a batch
@@ -111,7 +116,7 @@ func NewExporter(o ExporterOptions) (*Exporter, error) {
 
 // Export emits the spans of one finished turn; it never blocks on the
 // network.
-func (x *Exporter) Export(l *Log) {
+func (x *Exporter) Export(l *trace.Log) {
 	at := func(offMS float64) time.Time { return l.Start.Add(time.Duration(offMS * float64(time.Millisecond))) }
 	conv := attribute.String("gen_ai.conversation.id", l.SessionID)
 	turnAttrs := []attribute.KeyValue{
@@ -133,11 +138,11 @@ func (x *Exporter) Export(l *Log) {
 	}
 	for _, s := range l.Spans {
 		switch s.Kind {
-		case KindAttempt:
+		case trace.KindAttempt:
 			x.attempt(ctx, s, at, conv)
-		case KindTool:
+		case trace.KindTool:
 			x.tool(ctx, s, at, conv)
-		case KindRetryWait, KindFallback, KindRotation, KindSteer, KindCompression, KindApproval:
+		case trace.KindRetryWait, trace.KindFallback, trace.KindRotation, trace.KindSteer, trace.KindCompression, trace.KindApproval:
 			root.AddEvent(s.Kind, oteltrace.WithTimestamp(at(s.StartMS)), oteltrace.WithAttributes(
 				attribute.String("talaria.reason", s.Reason), attribute.Float64("talaria.dur_ms", s.DurMS)))
 		}
@@ -145,7 +150,7 @@ func (x *Exporter) Export(l *Log) {
 	root.End(oteltrace.WithTimestamp(at(l.DurMS)))
 }
 
-func (x *Exporter) attempt(ctx context.Context, s Span, at func(float64) time.Time, conv attribute.KeyValue) {
+func (x *Exporter) attempt(ctx context.Context, s trace.Span, at func(float64) time.Time, conv attribute.KeyValue) {
 	attrs := []attribute.KeyValue{
 		attribute.String("gen_ai.operation.name", "chat"),
 		attribute.String("gen_ai.provider.name", s.Provider),
@@ -179,7 +184,7 @@ func (x *Exporter) attempt(ctx context.Context, s Span, at func(float64) time.Ti
 	sp.End(oteltrace.WithTimestamp(at(s.End())))
 }
 
-func (x *Exporter) tool(ctx context.Context, s Span, at func(float64) time.Time, conv attribute.KeyValue) {
+func (x *Exporter) tool(ctx context.Context, s trace.Span, at func(float64) time.Time, conv attribute.KeyValue) {
 	_, sp := x.tracer.Start(ctx, "execute_tool "+s.Name, oteltrace.WithTimestamp(at(s.StartMS)),
 		oteltrace.WithSpanKind(oteltrace.SpanKindInternal), oteltrace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "execute_tool"),
