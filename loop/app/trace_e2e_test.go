@@ -252,3 +252,40 @@ func TestAClosedCollectorPortFailsNothing(t *testing.T) {
 		t.Fatalf("a bad endpoint: exit %d %q", bad.code, bad.stderr)
 	}
 }
+
+// TestTimelineOfOldTurnsAndResumedSessions: each turn's span log is kept
+// with the session; a continued session numbers its turns on.
+func TestTimelineOfOldTurnsAndResumedSessions(t *testing.T) {
+	srv := pt.New(t)
+	srv.Push(pt.Text("first answer"), pt.Text("second answer"))
+	home, cwd := t.TempDir(), t.TempDir()
+	if r := talaria(t, home, cwd, srv, "", "-p", "first"); r.code != 0 {
+		t.Fatalf("first: %d %s", r.code, r.stderr)
+	}
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "second"); r.code != 0 {
+		t.Fatalf("second: %d %s", r.code, r.stderr)
+	}
+	ls := talaria(t, home, cwd, nil, "", "sessions", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(ls.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %q %v", ls.stdout, err)
+	}
+	id := list[0]["id"].(string)
+	for turn, want := range map[string]string{"": "second", "1": "first", "2": "second"} {
+		args := []string{"timeline", id, "--json"}
+		if turn != "" {
+			args = append(args, "--turn", turn)
+		}
+		r := talaria(t, home, cwd, nil, "", args...)
+		var l struct {
+			Turn  int
+			Input string
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &l); err != nil || l.Input != want {
+			t.Fatalf("timeline --turn %q: %v %+v %s", turn, err, l, r.stderr)
+		}
+	}
+	if r := talaria(t, home, cwd, nil, "", "timeline", id, "--turn", "7"); r.code != 1 || !strings.Contains(r.stderr, "recorded turns: 1, 2") {
+		t.Fatalf("a turn without a timeline: %d %s", r.code, r.stderr)
+	}
+}
