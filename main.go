@@ -98,6 +98,8 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
+	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
+	f.Version = version
 	if err := fs.Parse(argv); err != nil {
 		return nil, err
 	}
@@ -191,8 +193,12 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return checkpointsCmd(o, rest, stdout, stderr)
 	case "rewind":
 		return rewindCmd(o, rest, stdout, stderr)
+	case "timeline":
+		return timelineCmd(o, rest, stdout, stderr)
+	case "replay":
+		return replayCmd(o, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, timeline, replay, version; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
@@ -435,6 +441,7 @@ func tuiCommands(w *app.Switcher) ui.Commands {
 			}
 			return out, err
 		},
+		Timeline: w.Timeline,
 		Compress: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 			defer cancel()

@@ -66,7 +66,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			}
 			return nil, &callError{class: last, attempts: attempt, err: err}
 		}
-		resp, err := t.stream(tr, req)
+		resp, err := t.attempt(attempt, tr, req)
 		if err == nil {
 			return resp, nil
 		}
@@ -217,7 +217,7 @@ func (e *localError) Error() string { return "internal error: " + e.msg }
 
 // stream performs one attempt, turning a panic in our own response handling
 // into a localError.
-func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Response, err error) {
+func (t *turn) stream(tr Transport, req providers.Request, onDelta func(providers.Delta)) (resp *providers.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}
@@ -226,7 +226,7 @@ func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Resp
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	t.size = &sizeGuard{limit: t.a.opts.MaxResponseBytes, cancel: cancel}
-	resp, err = tr.Stream(ctx, req, t.onDelta)
+	resp, err = tr.Stream(ctx, req, onDelta)
 	return resp, t.size.check(resp, err)
 }
 

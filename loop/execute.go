@@ -104,7 +104,10 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				return &r
 			}
 			if t.a.opts.Approve != nil {
-				if ok, denial := t.a.opts.Approve(t.ctx, c.Name, c.Arguments); !ok {
+				t0 := t.a.opts.Now()
+				ok, denial := t.a.opts.Approve(t.ctx, c.Name, c.Arguments)
+				t.emitApprovalWait(c.ID, c.Name, t0, ok)
+				if !ok {
 					return &denial
 				}
 			}

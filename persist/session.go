@@ -209,6 +209,9 @@ func (s *Store) DeleteSession(id string) error {
 				return err
 			}
 		}
+		if err := deleteSpans(tx, id); err != nil {
+			return err
+		}
 		if err := s.unindexSession(tx, id, messages.Bucket([]byte(id))); err != nil {
 			return err
 		}

@@ -43,6 +43,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.copyLastAnswer()
 	case "approvals":
 		m.setApprovals(args)
+	case "timeline":
+		return m.timeline(args)
 	case "new", "resume", "sessions", "model", "compress":
 		return m.external(name, args)
 	case "rewind", "undo", "diff":

@@ -34,6 +34,7 @@ func commandList() []command {
 		{"undo", "", "rewind code and conversation to before the last turn"},
 		{"diff", "", "show the session's changes to the working tree"},
 		{"usage", "", "show token usage"},
+		{"timeline", "[TURN]", "show where a turn's time went"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
 		{"copy", "", "copy the last answer to the clipboard"},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"talaria/loop"
+	"talaria/loop/trace"
 	"talaria/providers"
 )
 
@@ -140,6 +141,9 @@ type Commands struct {
 	// Diff returns the session's changes to the working tree so far as a
 	// unified diff (/diff); "" when it changed nothing.
 	Diff func(ctx context.Context) (string, error)
+	// Timeline returns the span log of turn (0: the last one) for
+	// /timeline [TURN].
+	Timeline func(ctx context.Context, turn int) (*trace.Log, error)
 }
 
 // RewindPoint is one turn /rewind offers: its user message and the files

@@ -45,6 +45,10 @@ type Flags struct {
 	// Wait makes a run that continues a session another live process is
 	// running wait for it to finish instead of refusing (--wait).
 	Wait bool
+	// Record, when set, is the --record FILE the run is recorded to.
+	Record string
+	// Version is talaria's version (recordings, telemetry).
+	Version string
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -73,7 +77,8 @@ type Session struct {
 	lease   *persist.Lease // this session's one-writer lease, while held
 	// mask hides the session's keys in what is printed (nil: only the
 	// generic shapes).
-	mask *providers.Masker
+	mask  *providers.Masker
+	trace *traceState
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -85,6 +90,7 @@ func (s *Session) Close() {
 	if s.tools != nil {
 		s.tools.close()
 	}
+	s.trace.close()
 }
 
 // Home resolves $TALARIA_HOME: the flag, else the env var, else ~/.talaria.
@@ -224,10 +230,13 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
 	masker := sessionMasker(cfg, backend)
 	s.mask = masker
-	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), maskStore{Store: store, m: masker}
+	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), &sessionStore{Store: store, m: masker, session: s.Record.ID}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	s.wireCheckpoints(&opts)
 	opts.ToolEnv = ts.env
+	if err := s.attachTrace(f, Timeouts(cfg.Agent), &opts); err != nil {
+		return nil, err
+	}
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	return s, nil
@@ -276,11 +285,21 @@ func NewTransport(b providers.Backend, key string) (loop.Transport, error) {
 // request of every wire.
 func TransportFactory(to providers.Timeouts) func(b providers.Backend, key string) (loop.Transport, error) {
 	return func(b providers.Backend, key string) (loop.Transport, error) {
-		return Transports().New(b.APIMode, providers.Endpoint{
-			Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key,
-			HTTPClient: &http.Client{Transport: providers.NewTimeoutTransport(nil, to)},
-		})
+		return newTransportWrapped(b, key, to, nil)
 	}
+}
+
+// newTransportWrapped is TransportFactory(to)'s transport with the HTTP
+// client's RoundTripper (the timeouts) passed through wrap (nil: as is),
+// e.g. to record the traffic.
+func newTransportWrapped(b providers.Backend, key string, to providers.Timeouts, wrap func(http.RoundTripper) http.RoundTripper) (loop.Transport, error) {
+	var rt http.RoundTripper = providers.NewTimeoutTransport(nil, to)
+	if wrap != nil {
+		rt = wrap(rt)
+	}
+	return Transports().New(b.APIMode, providers.Endpoint{
+		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{Transport: rt},
+	})
 }
 
 // Timeouts maps the agent.*_timeout keys onto the provider timeouts.

@@ -42,7 +42,11 @@ func (s *Session) wireCheckpoints(opts *loop.Options) {
 			inner(e)
 		}
 	}
-	opts.Store = turnStore{Store: s.Store, c: c}
+	if ss, ok := opts.Store.(*sessionStore); ok {
+		ss.turn = func() int { return int(c.turn.Load()) }
+	} else {
+		opts.Store = &sessionStore{Store: s.Store, m: &providers.Masker{}, session: c.session, turn: func() int { return int(c.turn.Load()) }}
+	}
 	if s.Record.Turns > 0 || len(opts.History) == 0 {
 		opts.Turns = s.Record.Turns
 	}
@@ -55,30 +59,6 @@ func (s *Session) wireCheckpoints(opts *loop.Options) {
 		}
 		return errors.Join(err, c.after())
 	}
-}
-
-// turnStore saves the agent's messages with their turn number.
-type turnStore struct {
-	*persist.Store
-	c *checkpointer
-}
-
-// AppendMessages implements loop.Store.
-func (t turnStore) AppendMessages(id string, msgs ...providers.Message) error {
-	if id != t.c.session {
-		return t.Store.AppendMessages(id, msgs...)
-	}
-	return t.Store.AppendTurnMessages(id, int(t.c.turn.Load()), msgs...)
-}
-
-// SaveTurnEnd implements the loop's one-commit turn end, numbering the
-// messages by turn like AppendMessages.
-func (t turnStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
-	turn := 0
-	if id == t.c.session {
-		turn = int(t.c.turn.Load())
-	}
-	return t.Store.SaveTurnEndOf(id, turn, msgs, apiCalls, u, costUSD)
 }
 
 // before is loop.Options.Checkpoint.

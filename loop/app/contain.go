@@ -74,20 +74,43 @@ func maskLog(m *providers.Masker, log func(string)) func(string) {
 	return func(line string) { log(m.Mask(line)) }
 }
 
-// maskStore masks the text of messages before they are stored. It
-// embeds the store itself, so that the optional interfaces the loop looks
-// for (snapshots, usage with cost) stay visible.
-type maskStore struct {
+// sessionStore is the store the session's agent writes through: it masks
+// key values in messages before they are stored and numbers them by turn
+// (for rewind). It embeds the store itself, so that the optional
+// interfaces the loop looks for (snapshots, usage with cost) stay visible.
+type sessionStore struct {
 	*persist.Store
-	m *providers.Masker
+	m       *providers.Masker
+	session string
+	// turn is the turn the session's messages belong to (nil: unnumbered).
+	turn func() int
 }
 
-// AppendMessages implements loop.Store.
-func (s maskStore) AppendMessages(sessionID string, msgs ...providers.Message) error {
+// masked returns msgs with key values masked, in a copy.
+func (s *sessionStore) masked(msgs []providers.Message) []providers.Message {
 	out := make([]providers.Message, len(msgs))
 	for i, msg := range msgs {
 		out[i] = msg
 		s.m.MaskStrings(&out[i])
 	}
-	return s.Store.AppendMessages(sessionID, out...)
+	return out
+}
+
+// turnOf is the turn number messages of session id are saved under.
+func (s *sessionStore) turnOf(id string) int {
+	if s.turn == nil || id != s.session {
+		return 0
+	}
+	return s.turn()
+}
+
+// AppendMessages implements loop.Store.
+func (s *sessionStore) AppendMessages(id string, msgs ...providers.Message) error {
+	return s.Store.AppendTurnMessages(id, s.turnOf(id), s.masked(msgs)...)
+}
+
+// SaveTurnEnd is the loop's one-commit turn end, masked and numbered like
+// AppendMessages.
+func (s *sessionStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+	return s.Store.SaveTurnEndOf(id, s.turnOf(id), s.masked(msgs), apiCalls, u, costUSD)
 }

@@ -25,6 +25,9 @@ const demoWordDelay = 35 * time.Millisecond
 // Transport interface, the real loop, and read-only tools on the working
 // directory. Nothing is saved.
 func OpenDemo(f Flags, sink loop.Sink) (*Session, error) {
+	if f.Record != "" {
+		return nil, usage("--record records provider traffic; the tour has none")
+	}
 	cwd, err := resolveCwd(f.Cwd)
 	if err != nil {
 		return nil, err
@@ -48,7 +51,7 @@ func OpenDemo(f Flags, sink loop.Sink) (*Session, error) {
 		SystemPrompt:  prompt,
 		Tools:         readOnly,
 		ToolEnv:       tools.Env{Cwd: cwd, SessionID: id},
-		Sink:          sink,
+		Sink:          s.keepTimelines(sink),
 		MaxIterations: 8,
 		Retry:         loop.RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, RetryAfterCap: time.Minute},
 	})

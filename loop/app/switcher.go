@@ -81,7 +81,11 @@ func (w *Switcher) OpenDemo() (*Session, error) {
 
 // Open opens the session the flags name (new, -c or -r) and makes it
 // current; see Switch.
-func (w *Switcher) Open() (*Session, error) { return w.Switch(w.flags) }
+func (w *Switcher) Open() (*Session, error) {
+	s, err := w.Switch(w.flags)
+	w.flags.Record = "" // --record covers the first session; /new, /resume and /model end it
+	return s, err
+}
 
 // New opens a new session in the same directory (/new).
 func (w *Switcher) New() (*Session, error) {

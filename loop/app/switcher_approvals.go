@@ -1,6 +1,11 @@
 package app
 
-import "talaria/tools"
+import (
+	"context"
+
+	"talaria/loop/trace"
+	"talaria/tools"
+)
 
 // Mode is the current session's approvals mode (the one the user chose
 // when no session is open). It implements ui.ApprovalControl.
@@ -30,3 +35,12 @@ func (w *Switcher) MCPStarting() []string { return w.Current().MCPStarting() }
 
 // MCPNotices takes the current session's news about its MCP servers.
 func (w *Switcher) MCPNotices() []string { return w.Current().MCPNotices() }
+
+// Timeline answers /timeline [TURN] from the current session.
+func (w *Switcher) Timeline(_ context.Context, turn int) (*trace.Log, error) {
+	s := w.Current()
+	if s == nil {
+		return nil, ErrNoSession
+	}
+	return s.Timeline(turn)
+}

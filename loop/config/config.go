@@ -27,6 +27,7 @@ type Config struct {
 	MCPServers         map[string]MCPServer `yaml:"mcp_servers"`
 	Terminal           Terminal             `yaml:"terminal"`
 	Sandbox            Sandbox              `yaml:"sandbox"`
+	Telemetry          Telemetry            `yaml:"telemetry"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).

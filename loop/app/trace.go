@@ -1,0 +1,212 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+
+	"talaria/loop"
+	"talaria/loop/trace"
+	"talaria/loop/trace/otlp"
+	"talaria/persist"
+	"talaria/providers"
+	"talaria/tools"
+)
+
+// traceState is what a session records about its turns: the span log
+// (saved with the session), the OpenTelemetry export and a --record file.
+type traceState struct {
+	exporter *otlp.Exporter
+	recorder *trace.Recorder
+
+	// mem keeps the span logs of a session without a store (the tour).
+	mu  sync.Mutex
+	mem map[int]*trace.Log
+}
+
+// keepTimelines records the span logs of a session that saves nothing
+// (the offline tour) in memory, for /timeline.
+func (s *Session) keepTimelines(sink loop.Sink) loop.Sink {
+	st := &traceState{mem: map[int]*trace.Log{}}
+	s.trace = st
+	return trace.NewTimeline(s.Record.ID, func(l *trace.Log) {
+		st.mu.Lock()
+		st.mem[l.Turn] = l
+		st.mu.Unlock()
+	}).Wrap(sink)
+}
+
+// memTimeline looks up a span log kept in memory (turn 0: the last).
+func (st *traceState) memTimeline(turn int) (*trace.Log, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if turn == 0 {
+		for n := range st.mem {
+			turn = max(turn, n)
+		}
+	}
+	if l, ok := st.mem[turn]; ok {
+		return l, nil
+	}
+	if len(st.mem) == 0 {
+		return nil, errors.New("no timeline recorded for this session yet")
+	}
+	return nil, fmt.Errorf("no timeline for turn %d", turn)
+}
+
+// attachTrace puts the timeline, the exporter and the recorder in front of
+// the session's sink, store and transports.
+func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options) error {
+	st := &traceState{}
+	tl := trace.NewTimeline(s.Record.ID, s.saveSpans)
+	endpoint, err := s.Config.Telemetry.Endpoint(os.Getenv)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if endpoint != "" {
+		exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: endpoint, LogContent: s.Config.Telemetry.LogContent, Version: f.Version})
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		st.exporter = exp
+		tl.Listen(exp.Export)
+	}
+	opts.Sink = tl.Wrap(opts.Sink)
+	if f.Record != "" {
+		rec, err := trace.NewRecorder(f.Record, s.recordHeader(f, opts), secretValues(opts.Chain))
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		st.recorder = rec
+		opts.Sink = rec.Wrap(opts.Sink)
+		opts.Store = rec.WrapStore(opts.Store)
+		opts.NewTransport = func(b providers.Backend, key string) (loop.Transport, error) {
+			rec.AddSecret(key)
+			return newTransportWrapped(b, key, to, func(rt http.RoundTripper) http.RoundTripper {
+				return rec.Transport(rt, b.APIMode, b.Model)
+			})
+		}
+	}
+	s.trace = st
+	return nil
+}
+
+// closeTrace flushes the exporter (at most trace.FlushTimeout) and closes
+// the recording.
+func (st *traceState) close() {
+	if st == nil {
+		return
+	}
+	if st.exporter != nil {
+		_ = st.exporter.Shutdown()
+	}
+	if st.recorder != nil {
+		_ = st.recorder.Close()
+	}
+}
+
+// saveSpans keeps a finished turn's span log with the session; a failure
+// is logged, never fatal.
+func (s *Session) saveSpans(l *trace.Log) {
+	raw, err := l.Marshal()
+	if err == nil {
+		err = s.Store.SaveSpans(s.Record.ID, l.Turn, raw)
+	}
+	if err != nil {
+		s.log(fmt.Sprintf("WARN span log of turn %d not saved: %v session=%s", l.Turn, err, s.Record.ID))
+	}
+}
+
+// Timeline returns the span log of one turn of the session (0: the last
+// one recorded).
+func (s *Session) Timeline(turn int) (*trace.Log, error) {
+	if s.Store == nil {
+		if s.trace == nil {
+			return nil, errors.New("this session keeps no timeline")
+		}
+		return s.trace.memTimeline(turn)
+	}
+	return LoadTimeline(s.Store, s.Record.ID, turn)
+}
+
+// LoadTimeline reads a saved span log; a turn without one is an error that
+// says which turns have one.
+func LoadTimeline(st *persist.Store, sessionID string, turn int) (*trace.Log, error) {
+	raw, got, err := st.Spans(sessionID, turn)
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		turns, _ := st.SpanTurns(sessionID)
+		if len(turns) == 0 {
+			return nil, errors.New("no timeline recorded for this session yet")
+		}
+		return nil, fmt.Errorf("no timeline for turn %d (recorded turns: %s)", turn, joinInts(turns))
+	}
+	l, err := trace.ParseLog(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the timeline of turn %d is unreadable: %w", got, err)
+	}
+	return l, nil
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *Session) recordHeader(f Flags, opts *loop.Options) trace.Header {
+	h := trace.Header{Talaria: f.Version, SessionID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model,
+		APIMode: s.Backend.APIMode, BaseURL: s.Backend.BaseURL, Approvals: s.Config.Approvals,
+		MaxIterations: opts.MaxIterations, MaxTokens: opts.MaxTokens, Retry: trace.RetryOf(opts.Retry),
+		Guardrails: opts.Guardrails, Compression: opts.Compression, CompressionThreshold: opts.CompressionThreshold,
+		SystemPrompt: opts.SystemPrompt, History: opts.History, Turns: opts.Turns}
+	if f.Overrides.Yolo {
+		h.Approvals = "yolo"
+	}
+	if opts.Chain != nil {
+		for _, b := range opts.Chain.Backends() {
+			h.Chain = append(h.Chain, trace.ChainEntry{Provider: b.Provider, Model: b.Model, APIMode: b.APIMode, BaseURL: b.BaseURL,
+				MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort, Keys: len(b.APIKeys)})
+		}
+	}
+	if opts.Tools != nil {
+		for _, t := range opts.Tools.All() {
+			h.Tools = append(h.Tools, trace.ToolDef{Name: t.Name(), Description: t.Description(), Schema: json.RawMessage(t.Schema())})
+		}
+	}
+	return h
+}
+
+// secretValues are the values a recording must never hold: every API key
+// of the chain and every credential-looking environment variable.
+func secretValues(chain *providers.FallbackChain) []string {
+	var out []string
+	if chain != nil {
+		for _, b := range chain.Backends() {
+			out = append(out, b.APIKeys...)
+		}
+	}
+	for _, kv := range os.Environ() {
+		name, val, ok := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if ok && len(val) >= 8 && (strings.Contains(up, "KEY") || strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") || strings.Contains(up, "PASSWORD")) {
+			out = append(out, val)
+		}
+	}
+	return out
+}
+
+// LiveTools is the built-in tool set for `talaria replay --live-tools`,
+// run in cwd; stop ends its background processes.
+func LiveTools(cwd string) (*tools.Registry, tools.Env, func()) {
+	env := tools.Env{Cwd: cwd, Processes: tools.NewProcessManager(), Todos: tools.NewTodoList()}
+	return tools.NewRegistry(tools.AvailableBuiltins(&env)...), env, func() { _ = env.Processes.Close() }
+}
