@@ -162,7 +162,7 @@ func (r *reasoningItem) render(rc *renderCtx) []string {
 	out := []string{rc.st.Reasoning.Render("∴ " + label + " (ctrl+o hides)")}
 	shown, hidden, more := text, 0, 0
 	if r.streaming {
-		shown, hidden = tailOf(text)
+		shown, hidden = tailOf(text, reasoningTail)
 	} else {
 		shown, more = headOf(text)
 	}

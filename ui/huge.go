@@ -24,6 +24,9 @@ const (
 	// tailCap is what is left of the unstable tail, re-rendered every
 	// frame, after such a cut.
 	tailCap = 4 << 10
+	// reasoningTail is how much of a reasoning block shown while it
+	// streams (ctrl+o) is wrapped per frame: its last 16 KiB.
+	reasoningTail = 16 << 10
 )
 
 // piece is a stretch of a streaming answer rendered as one markdown
@@ -189,13 +192,13 @@ func headOf(text string) (head string, more int) {
 	return text[:cut], len(text) - cut
 }
 
-// tailOf is headOf for a message still streaming: its last messageCap
-// bytes, and how many come before them.
-func tailOf(text string) (tail string, hidden int) {
-	if len(text) <= messageCap {
+// tailOf is headOf for a text still streaming: its last n bytes, and
+// how many come before them.
+func tailOf(text string, n int) (tail string, hidden int) {
+	if len(text) <= n {
 		return text, 0
 	}
-	cut := cutPoint(text, len(text)-messageCap, len(text)-messageCap+256)
+	cut := cutPoint(text, len(text)-n, len(text)-n+256)
 	return text[cut:], cut
 }
 

@@ -90,3 +90,56 @@ func BenchmarkHugePager(b *testing.B) {
 		h.m.Update(keyMsg("q"))
 	}
 }
+
+// BenchmarkHugeKeystroke measures a typed character (Update+View) while
+// an 8 MiB answer is streaming: the transcript is not redrawn for it.
+func BenchmarkHugeKeystroke(b *testing.B) {
+	h := newHarness(b)
+	h.size(120, 40)
+	h.m.Update(eventsMsg{closed: true, evs: []loop.Event{turnStarted(1, "go")}})
+	text := hugeText(8<<20, true)
+	for off := 0; off < len(text); off += 256 << 10 {
+		h.m.Update(eventsMsg{closed: true, evs: []loop.Event{&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: text[off:min(len(text), off+256<<10)]}}})
+		h.m.Update(frameMsg{})
+	}
+	k := keyMsg("x")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		h.m.Update(k)
+		_ = h.m.View()
+		if i%200 == 199 {
+			h.m.comp.clear()
+		}
+	}
+}
+
+// BenchmarkHugeCompletedRender is the one-off cost when an 8 MiB answer
+// completes (or the screen is resized with it in view): its first
+// messageCap bytes are rendered whole.
+func BenchmarkHugeCompletedRender(b *testing.B) {
+	rc := testCtx(118)
+	text := hugeText(8<<20, false)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		a := &assistantItem{}
+		a.set(text)
+		_ = a.render(rc)
+	}
+}
+
+// BenchmarkHugeReasoningFrame is one frame of an 8 MiB reasoning block
+// streaming while shown (ctrl+o): its last messageCap bytes are wrapped.
+func BenchmarkHugeReasoningFrame(b *testing.B) {
+	rc := testCtx(118)
+	rc.showReasoning = true
+	r := &reasoningItem{streaming: true}
+	r.write(hugeText(8<<20, false))
+	more := hugeText(64<<10, false)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.write(more[(i*512)%len(more):][:512])
+		r.flush()
+		_ = r.render(rc)
+	}
+}
