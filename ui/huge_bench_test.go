@@ -143,3 +143,22 @@ func BenchmarkHugeReasoningFrame(b *testing.B) {
 		_ = r.render(rc)
 	}
 }
+
+// BenchmarkHugePagerSearch searches the pager over a 100 MB answer for a
+// line near its end.
+func BenchmarkHugePagerSearch(b *testing.B) {
+	hist := []providers.Message{{Role: providers.RoleUser, Content: "write it all"}, {Role: providers.RoleAssistant, Content: hugeText(100<<20, false)}}
+	h := newHarness(b, func(o *Options) { o.History = hist })
+	h.size(120, 40)
+	h.m.Update(keyMsg("ctrl+t"))
+	p := h.m.pager
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		p.query = "PARAGRAPH 700001:"
+		p.search()
+	}
+	if len(p.matches) != 1 {
+		b.Fatalf("%d matches", len(p.matches))
+	}
+}

@@ -189,3 +189,23 @@ func TestWordCountIncremental(t *testing.T) {
 		t.Errorf("a new epoch recounts: %d", got)
 	}
 }
+
+// TestContainsFoldASCII: the pager's case-insensitive search without
+// copies agrees with lowering the line.
+func TestContainsFoldASCII(t *testing.T) {
+	for _, c := range []struct {
+		l, q string
+		want bool
+	}{
+		{"Paragraph 12: FIX it", "fix it", true},
+		{"Paragraph 12", "paragraph 12", true},
+		{"Paragraph 1", "paragraph 12", false},
+		{"aaab", "aab", true},
+		{"", "a", false},
+		{"abc", "", true},
+	} {
+		if got := containsFoldASCII(c.l, c.q); got != c.want || got != strings.Contains(strings.ToLower(c.l), c.q) {
+			t.Errorf("containsFoldASCII(%q, %q) = %v", c.l, c.q, got)
+		}
+	}
+}

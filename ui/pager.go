@@ -163,8 +163,8 @@ func prettyArgs(args string) string {
 // layout wraps the snapshot to width and redoes the search.
 func (p *pager) layout(width int) {
 	p.width = width
-	p.lines = p.lines[:0]
-	kinds := p.wrappedKinds[:0]
+	p.lines = slices.Grow(p.lines[:0], len(p.text))
+	kinds := slices.Grow(p.wrappedKinds[:0], len(p.text))
 	for i, l := range p.text {
 		n := len(p.lines)
 		p.lines = wrapPagerLine(p.lines, l, max(1, width))
@@ -208,11 +208,46 @@ func (p *pager) search() {
 		return
 	}
 	q := strings.ToLower(p.query)
+	ascii := plainASCII(q)
 	for i, l := range p.lines {
-		if strings.Contains(strings.ToLower(l), q) {
+		var hit bool
+		if ascii && plainASCII(l) {
+			hit = containsFoldASCII(l, q)
+		} else {
+			hit = strings.Contains(strings.ToLower(l), q)
+		}
+		if hit {
 			p.matches = append(p.matches, i)
 		}
 	}
+}
+
+// containsFoldASCII reports whether l holds q (lower case), ignoring the
+// case of l, both plain ASCII: no copy of l, so a search over a huge
+// answer does not allocate per line.
+func containsFoldASCII(l, q string) bool {
+	if q == "" {
+		return true
+	}
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i+len(q) <= len(l); i++ {
+		if lower(l[i]) != q[0] {
+			continue
+		}
+		j := 1
+		for j < len(q) && lower(l[i+j]) == q[j] {
+			j++
+		}
+		if j == len(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // rows is how many lines of text the pager shows: all but the status line.
