@@ -52,6 +52,10 @@ type chunkCache struct {
 	hidden            int    // bytes before the first kept piece
 	pieces            []piece
 	lines             []string // the kept pieces' lines, joined
+	// shift counts the lines taken off the top of the render so far
+	// (dropped pieces, less the marker put there); it survives a reset,
+	// so the transcript can keep a scrolled-up reader's place.
+	shift int
 }
 
 // renderStreaming renders the text that became stable since the last
@@ -64,7 +68,7 @@ func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
 	text := a.text()
 	c := &a.chunks
 	if c.epoch != a.epoch || c.end > len(text) || c.scan.off > len(text)+1 {
-		*c = chunkCache{width: w, gen: rc.gen, epoch: a.epoch, scan: newBoundaryScan(0, blockText)}
+		*c = chunkCache{width: w, gen: rc.gen, epoch: a.epoch, scan: newBoundaryScan(0, blockText), shift: c.shift}
 	}
 	if c.width != w || c.gen != rc.gen {
 		c.width, c.gen = w, rc.gen
@@ -94,6 +98,7 @@ func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
 // messageCap bytes are rendered; pieces that fell out of that window are
 // dropped.
 func (c *chunkCache) commit(rc *renderCtx, text string, upto, w int) {
+	hadMarker := c.hidden > 0
 	for c.end < upto {
 		e := upto
 		if e-c.end > pieceCap {
@@ -112,7 +117,13 @@ func (c *chunkCache) commit(rc *renderCtx, text string, upto, w int) {
 	n := 0
 	for n < len(c.pieces) && len(text)-c.pieces[n].start > messageCap {
 		c.hidden = c.pieces[n].end
+		if len(c.pieces[n].lines) > 0 {
+			c.shift += len(c.pieces[n].lines) + 1 // its lines and the blank after them
+		}
 		n++
+	}
+	if !hadMarker && c.hidden > 0 {
+		c.shift -= 2 // the marker and its blank line
 	}
 	c.pieces = slices.Delete(c.pieces, 0, n)
 	c.join()
@@ -125,6 +136,10 @@ func (c *chunkCache) join() {
 		c.lines = joinBlocks(c.lines, p.lines)
 	}
 }
+
+// topShift is how many lines the answer's renders have taken off its top
+// so far (see chunkCache.shift).
+func (a *assistantItem) topShift() int { return a.chunks.shift }
 
 func renderPiece(rc *renderCtx, text string, p piece, w int) []string {
 	return rc.md.render(sanitize(p.reopen+text[p.start:p.end]), w)

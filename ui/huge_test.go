@@ -209,3 +209,41 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeStreamKeepsReaderPlace: a reader scrolled up into a streaming
+// answer past the cap keeps reading the same lines while its oldest part
+// is dropped from the top.
+func TestHugeStreamKeepsReaderPlace(t *testing.T) {
+	h := newHarness(t)
+	h.events(turnStarted(1, "go"))
+	var sb strings.Builder
+	for i := 0; sb.Len() < 400<<10; i++ {
+		fmt.Fprintf(&sb, "Paragraph %d of the answer.\n\n", i)
+	}
+	text := sb.String()
+	h.streamAll(text[:200<<10], 8<<10)
+	for range 3 {
+		h.key("pgup")
+	}
+	firstPara := func() string {
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.Contains(l, "Paragraph") {
+				return l
+			}
+		}
+		return ""
+	}
+	top := firstPara()
+	if top == "" {
+		t.Fatalf("not scrolled into the answer: %q", top)
+	}
+	a := h.m.tr.entries[len(h.m.tr.entries)-1].it.(*assistantItem)
+	shift := a.topShift()
+	h.streamAll(text[200<<10:240<<10], 8<<10)
+	if a.topShift() <= shift {
+		t.Fatal("streaming past the cap dropped nothing from the top")
+	}
+	if got := firstPara(); got != top {
+		t.Errorf("the reader's place moved: %q, was %q", got, top)
+	}
+}
