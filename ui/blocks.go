@@ -18,7 +18,7 @@ func (u *userItem) live() bool   { return false }
 
 func (u *userItem) render(rc *renderCtx) []string {
 	prefix, body := rc.st.UserPrompt.Render("› "), rc.st.UserText
-	text := u.text
+	text, more := headOf(u.text)
 	if u.steer {
 		prefix, body = rc.st.UserPrompt.Render("↳ "), rc.st.Steer
 		text = "steer: " + text
@@ -31,6 +31,9 @@ func (u *userItem) render(rc *renderCtx) []string {
 		}
 		lines[i] = p + body.Render(l)
 	}
+	if more > 0 {
+		lines = append(lines, "  "+moreMarker(rc, more))
+	}
 	return lines
 }
 
@@ -39,37 +42,52 @@ func (u *userItem) render(rc *renderCtx) []string {
 // on the frame tick, so a streaming block renders at most once per frame.
 type streamText struct {
 	buf     strings.Builder
+	whole   string // the text set whole (kept, not copied); buf is empty then
 	flushed int
 	ver     int
 	epoch   int // bumped when set replaces the text: caches of it are stale
 }
 
-func (s *streamText) write(t string) { s.buf.WriteString(t) }
+func (s *streamText) write(t string) {
+	if s.whole != "" {
+		s.buf.WriteString(s.whole)
+		s.whole = ""
+	}
+	s.buf.WriteString(t)
+}
+
+func (s *streamText) all() string {
+	if s.whole != "" {
+		return s.whole
+	}
+	return s.buf.String()
+}
 
 // set replaces the whole text (the authoritative text of a completed
 // message).
 func (s *streamText) set(t string) {
-	if s.buf.String() == t {
+	if s.all() == t {
 		s.flush()
 		return
 	}
 	s.buf.Reset()
-	s.buf.WriteString(t)
+	s.whole = t
 	s.epoch++
 	s.flush()
 }
 
 // flush reports whether new text became visible.
 func (s *streamText) flush() bool {
-	if s.buf.Len() == s.flushed {
+	n := len(s.all())
+	if n == s.flushed {
 		return false
 	}
-	s.flushed = s.buf.Len()
+	s.flushed = n
 	s.ver++
 	return true
 }
 
-func (s *streamText) text() string { return s.buf.String()[:s.flushed] }
+func (s *streamText) text() string { return s.all()[:s.flushed] }
 
 // assistantItem is the model's answer, rendered as markdown.
 type assistantItem struct {
@@ -77,16 +95,6 @@ type assistantItem struct {
 	streaming bool
 	note      string // shown under the answer, e.g. "interrupted"
 	chunks    chunkCache
-}
-
-// chunkCache holds the rendered stable part of a streaming answer: the
-// text between successive stable boundaries, each piece rendered once,
-// when the boundary moved past it, and the pieces joined by blank lines.
-type chunkCache struct {
-	width, gen, epoch int
-	end               int       // bytes of the text the chunks cover
-	prev              blockKind // the last non-blank line before end
-	lines             []string
 }
 
 func (a *assistantItem) version() int { return a.ver }
@@ -98,7 +106,11 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	if a.streaming {
 		lines = a.renderStreaming(rc, w)
 	} else {
-		lines = rc.md.render(sanitize(a.text()), w)
+		head, more := headOf(a.text())
+		lines = rc.md.render(sanitize(head), w)
+		if more > 0 {
+			lines = append(lines, "", moreMarker(rc, more))
+		}
 	}
 	if a.note != "" {
 		lines = append(lines, rc.st.Muted.Render("("+a.note+")"))
@@ -111,27 +123,6 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 		lines[i] = p + l
 	}
 	return lines
-}
-
-// renderStreaming renders the text that became stable since the last
-// frame as a new chunk, and the unstable tail after it, so a frame costs
-// the size of the new text, not of the whole answer. Only complete lines
-// decide where the stable part ends (a partial "-" may yet become a list
-// item). A new width or theme renders the stable part again, once; the
-// answer is rendered whole when it completes.
-func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
-	text := a.text()
-	c := &a.chunks
-	if c.width != w || c.gen != rc.gen || c.epoch != a.epoch || c.end > len(text) {
-		*c = chunkCache{width: w, gen: rc.gen, epoch: a.epoch}
-	}
-	complete := text[:strings.LastIndexByte(text, '\n')+1]
-	if b := stableBoundaryFrom(complete, c.end, c.prev); b > c.end {
-		c.lines = joinBlocks(c.lines, rc.md.render(sanitize(text[c.end:b]), w))
-		c.end, c.prev = b, lastKind(text[:b])
-	}
-	tail := rc.md.render(sanitize(text[c.end:]), w)
-	return joinBlocks(append(make([]string, 0, len(c.lines)+1+len(tail)), c.lines...), tail)
 }
 
 // joinBlocks appends block b to lines, a blank line between them.
@@ -147,20 +138,21 @@ func joinBlocks(lines, b []string) []string {
 type reasoningItem struct {
 	streamText
 	streaming bool
+	words     wordCount
 }
 
 func (r *reasoningItem) version() int { return r.ver }
 func (r *reasoningItem) live() bool   { return false }
 
 func (r *reasoningItem) render(rc *renderCtx) []string {
-	text := strings.TrimSpace(sanitize(r.text()))
-	words := len(strings.Fields(text))
+	text := r.text()
+	words := r.words.count(text, r.epoch)
 	label := fmt.Sprintf("thought · %d words", words)
 	if r.streaming {
 		label = fmt.Sprintf("thinking… %d words", words)
 	}
 	if !rc.showReasoning {
-		first, _, _ := strings.Cut(text, "\n")
+		first := firstLine(text, 4*rc.width+64)
 		line := "∴ " + label
 		if first != "" {
 			line += " — " + first
@@ -168,8 +160,20 @@ func (r *reasoningItem) render(rc *renderCtx) []string {
 		return []string{rc.st.Reasoning.Render(ansi.Truncate(line, max(1, rc.width), "…"))}
 	}
 	out := []string{rc.st.Reasoning.Render("∴ " + label + " (ctrl+o hides)")}
-	for _, l := range wrapText(text, rc.width-2) {
+	shown, hidden, more := text, 0, 0
+	if r.streaming {
+		shown, hidden = tailOf(text, reasoningTail)
+	} else {
+		shown, more = headOf(text)
+	}
+	if hidden > 0 {
+		out = append(out, rc.st.Faint.Render("│ ")+rc.st.Muted.Render(fmt.Sprintf("… %s earlier — ctrl+t opens the pager", fmtSize(hidden))))
+	}
+	for _, l := range wrapText(strings.TrimSpace(sanitize(shown)), rc.width-2) {
 		out = append(out, rc.st.Faint.Render("│ ")+rc.st.Reasoning.Render(l))
+	}
+	if more > 0 {
+		out = append(out, rc.st.Faint.Render("│ ")+moreMarker(rc, more))
 	}
 	return out
 }

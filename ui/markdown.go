@@ -114,65 +114,61 @@ func trimStyledRight(s string) string {
 // that does not split a list, table, quote or indented block. Text before
 // it renders the same however the stream goes on. It returns 0 when there
 // is none.
-func stableBoundary(text string) int { return stableBoundaryFrom(text, 0, blockText) }
+func stableBoundary(text string) int {
+	s := newBoundaryScan(0, blockText)
+	s.feed(text, true)
+	return s.best
+}
 
-// stableBoundaryFrom is stableBoundary for a text whose first from bytes
-// are known to be stable: from is 0 or a boundary found before in a
-// shorter version of the text, and prev is lastKind(text[:from]). It
-// scans only text[from:], and returns from when there is no later
-// boundary.
-func stableBoundaryFrom(text string, from int, prev blockKind) int {
-	inFence := false
-	best, blankAt := from, -1
+// boundaryScan is stableBoundary's scan kept between frames, so a
+// streaming answer is scanned once however often it is redrawn: off is
+// where it stopped (a line start), best the last stable boundary found.
+type boundaryScan struct {
+	off, best, blankAt int
+	inFence            bool
+	prev               blockKind
+}
+
+func newBoundaryScan(from int, prev blockKind) boundaryScan {
+	return boundaryScan{off: from, best: from, blankAt: -1, prev: prev}
+}
+
+// feed scans text[s.off:], a longer version of the text scanned so far:
+// its complete lines, and with partial the last unfinished line too.
+func (s *boundaryScan) feed(text string, partial bool) {
 	splits := func(next blockKind) bool {
-		return blankAt >= 0 && next != blockIndent && (next == blockText || next != prev)
+		return s.blankAt >= 0 && next != blockIndent && (next == blockText || next != s.prev)
 	}
-	for off := from; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
+	for s.off < len(text) {
+		end := strings.IndexByte(text[s.off:], '\n')
 		if end < 0 {
-			end = len(text) - off
+			if !partial {
+				return
+			}
+			end = len(text) - s.off
 		}
-		line := text[off : off+end]
+		line := text[s.off : s.off+end]
 		trimmed := strings.TrimLeft(line, " ")
 		switch {
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			if !inFence && splits(kindOf(line)) {
-				best = blankAt
+			if !s.inFence && splits(kindOf(line)) {
+				s.best = s.blankAt
 			}
-			inFence, blankAt, prev = !inFence, -1, blockText
-		case inFence:
+			s.inFence, s.blankAt, s.prev = !s.inFence, -1, blockText
+		case s.inFence:
 		case strings.TrimSpace(line) == "":
-			if blankAt < 0 {
-				blankAt = off
+			if s.blankAt < 0 {
+				s.blankAt = s.off
 			}
 		default:
 			k := kindOf(line)
 			if splits(k) {
-				best = blankAt
+				s.best = s.blankAt
 			}
-			blankAt, prev = -1, k
+			s.blankAt, s.prev = -1, k
 		}
-		off += end + 1
+		s.off += end + 1
 	}
-	return best
-}
-
-// lastKind is the kind stableBoundary's scan has seen last at the end of
-// a stable prefix: that of its last non-blank line, text after a fence.
-func lastKind(prefix string) blockKind {
-	for end := len(prefix); end > 0; {
-		start := strings.LastIndexByte(prefix[:end], '\n') + 1
-		line := prefix[start:end]
-		end = start - 1
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			return blockText
-		}
-		return kindOf(line)
-	}
-	return blockText
 }
 
 // blockKind classifies a markdown line for stableBoundary.

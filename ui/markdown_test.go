@@ -136,22 +136,3 @@ func TestStreamingChunksFollowWidthAndReplacement(t *testing.T) {
 		t.Errorf("replaced text still shown:\n%s", got)
 	}
 }
-
-// TestLastKind: the kind the boundary scan resumes with.
-func TestLastKind(t *testing.T) {
-	cases := map[string]blockKind{
-		"":                      blockText,
-		"para\n":                blockText,
-		"- a\n\n":               blockList,
-		"x\n| a | b |\n \n":     blockTable,
-		"```go\nx\n```\n":       blockText,
-		"1. one\n2. two\n\r\n":  blockList,
-		"> quote\n":             blockQuote,
-		"intro\n\n    code\n\n": blockIndent,
-	}
-	for in, want := range cases {
-		if got := lastKind(in); got != want {
-			t.Errorf("lastKind(%q) = %d, want %d", in, got, want)
-		}
-	}
-}

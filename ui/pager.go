@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -40,19 +41,10 @@ const (
 	kindHunk
 )
 
-// pagerLine is one line of the snapshot and how it is styled.
-type pagerLine struct {
-	text string
-	kind lineKind
-}
-
 // openPager snapshots the transcript and shows it, at the end.
 func (m *Model) openPager() tea.Cmd {
 	p := &pager{}
-	for _, l := range m.pagerSnapshot() {
-		p.text = append(p.text, l.text)
-		p.kinds = append(p.kinds, l.kind)
-	}
+	m.pagerSnapshot(p)
 	m.pager = p
 	p.layout(m.width)
 	p.top = len(p.lines)
@@ -60,12 +52,27 @@ func (m *Model) openPager() tea.Cmd {
 	return nil
 }
 
-// pagerSnapshot turns the transcript's items into the pager's lines.
-func (m *Model) pagerSnapshot() []pagerLine {
-	var out []pagerLine
+// pagerSnapshot turns the transcript's items into the pager's lines. A
+// huge text costs one pass: its lines are substrings of it, and only
+// those that are not plain ASCII are sanitized (and copied).
+func (m *Model) pagerSnapshot(p *pager) {
 	add := func(kind lineKind, text string) {
-		for _, l := range strings.Split(strings.ReplaceAll(sanitize(text), "\t", "    "), "\n") {
-			out = append(out, pagerLine{text: l, kind: kind})
+		n := strings.Count(text, "\n") + 1
+		p.text, p.kinds = slices.Grow(p.text, n), slices.Grow(p.kinds, n)
+		for {
+			i := strings.IndexByte(text, '\n')
+			line := text
+			if i >= 0 {
+				line = text[:i]
+			}
+			if !plainASCII(line) {
+				line = strings.ReplaceAll(sanitize(line), "\t", "    ")
+			}
+			p.text, p.kinds = append(p.text, line), append(p.kinds, kind)
+			if i < 0 {
+				return
+			}
+			text = text[i+1:]
 		}
 	}
 	for _, e := range m.tr.entries {
@@ -90,9 +97,8 @@ func (m *Model) pagerSnapshot() []pagerLine {
 				}
 			}
 		}
-		out = append(out, pagerLine{})
+		p.text, p.kinds = append(p.text, ""), append(p.kinds, kindText)
 	}
-	return out
 }
 
 // pagerLines adds one call: its header, arguments, live output, result
@@ -157,16 +163,42 @@ func prettyArgs(args string) string {
 // layout wraps the snapshot to width and redoes the search.
 func (p *pager) layout(width int) {
 	p.width = width
-	p.lines = p.lines[:0]
-	var kinds []lineKind
+	p.lines = slices.Grow(p.lines[:0], len(p.text))
+	kinds := slices.Grow(p.wrappedKinds[:0], len(p.text))
 	for i, l := range p.text {
-		for _, w := range strings.Split(ansi.Hardwrap(l, max(1, width), true), "\n") {
-			p.lines = append(p.lines, w)
+		n := len(p.lines)
+		p.lines = wrapPagerLine(p.lines, l, max(1, width))
+		for range len(p.lines) - n {
 			kinds = append(kinds, p.kinds[i])
 		}
 	}
 	p.wrappedKinds = kinds
 	p.search()
+}
+
+// wrapPagerLine appends line l hard-wrapped to width. Plain ASCII (most
+// text, and all of a huge generated answer) is cut into substrings
+// without copying; anything else goes through ansi.Hardwrap.
+func wrapPagerLine(out []string, l string, width int) []string {
+	if !plainASCII(l) {
+		return append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+	}
+	for len(l) > width {
+		out = append(out, l[:width])
+		l = l[width:]
+	}
+	return append(out, l)
+}
+
+// plainASCII reports whether every byte of s is a printable ASCII
+// character, one column wide.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // search finds the wrapped lines holding the query (case-insensitive).
@@ -176,11 +208,46 @@ func (p *pager) search() {
 		return
 	}
 	q := strings.ToLower(p.query)
+	ascii := plainASCII(q)
 	for i, l := range p.lines {
-		if strings.Contains(strings.ToLower(l), q) {
+		var hit bool
+		if ascii && plainASCII(l) {
+			hit = containsFoldASCII(l, q)
+		} else {
+			hit = strings.Contains(strings.ToLower(l), q)
+		}
+		if hit {
 			p.matches = append(p.matches, i)
 		}
 	}
+}
+
+// containsFoldASCII reports whether l holds q (lower case), ignoring the
+// case of l, both plain ASCII: no copy of l, so a search over a huge
+// answer does not allocate per line.
+func containsFoldASCII(l, q string) bool {
+	if q == "" {
+		return true
+	}
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i+len(q) <= len(l); i++ {
+		if lower(l[i]) != q[0] {
+			continue
+		}
+		j := 1
+		for j < len(q) && lower(l[i+j]) == q[j] {
+			j++
+		}
+		if j == len(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // rows is how many lines of text the pager shows: all but the status line.

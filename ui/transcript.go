@@ -106,11 +106,24 @@ func (t *transcript) lines(i int, rc *renderCtx) []string {
 	e := t.entries[i]
 	k := cacheKey{width: rc.width, gen: rc.gen, ver: e.it.version()}
 	if e.lines == nil || e.key != k || (e.it.live() && e.frame != rc.frame) {
+		ts, trims := e.it.(topShifter)
+		var before int
+		if trims {
+			before = ts.topShift()
+		}
 		e.lines = append(e.it.render(rc), "")
 		e.key, e.frame = k, rc.frame
+		if trims && !t.follow && t.top == i {
+			t.topLine = max(0, t.topLine-(ts.topShift()-before))
+		}
 	}
 	return e.lines
 }
+
+// topShifter is an item whose render can lose lines at its top (a
+// streaming answer past its cap drops its oldest part): topShift counts
+// them, so a reader scrolled into it keeps their place.
+type topShifter interface{ topShift() int }
 
 // visibleLines returns item i's lines without the separator after the last
 // item.
