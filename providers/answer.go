@@ -3,6 +3,8 @@ package providers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -22,22 +24,23 @@ type StreamAnswer struct {
 	Fill func(*APIError, []byte) bool
 	// Plain decodes a 2xx whole document (a server that ignored "stream":
 	// true) and reports its deltas; an error means it is not an answer.
-	Plain func(raw []byte) (*Response, error)
+	Plain func(raw []byte, onDelta func(Delta)) (*Response, error)
 	// NotAnswer ends the message of a document Plain refused, e.g. "the
 	// server did not answer with a message stream, check base_url".
 	NotAnswer string
 	// Events reads an event stream (see ReadEvents); h is a copy of the
 	// answer's headers.
-	Events func(ctx context.Context, h http.Header, body io.Reader) (*Response, error)
+	Events func(ctx context.Context, h http.Header, body io.Reader, onDelta func(Delta)) (*Response, error)
 }
 
-// Read reads res, PostJSON's answer (e its error), closing the body: a
+// Read reads res, PostJSON's answer (e its error), closing the body, and
+// hands onDelta to Plain or Events: a
 // non-2xx status is HTTPError's error; a 2xx event stream (by its
 // Content-Type, or by its first bytes) goes to Events, any other 2xx body
 // to Plain, read up to MaxPlainBody. An error object in a plain 2xx body is
 // returned as that error, with the status; a document that is not an
 // answer is an APIError quoting it.
-func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError) (*Response, error) {
+func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError, onDelta func(Delta)) (*Response, error) {
 	if e != nil {
 		return nil, e
 	}
@@ -48,7 +51,7 @@ func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError
 	h := res.Header.Clone()
 	br, stream := sse.Open(res)
 	if stream {
-		return s.Events(ctx, h, br)
+		return s.Events(ctx, h, br, onDelta)
 	}
 	raw, err := io.ReadAll(io.LimitReader(br, MaxPlainBody))
 	if err != nil {
@@ -57,7 +60,7 @@ func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError
 	if e := (&APIError{Provider: s.Provider, Status: res.StatusCode, Headers: h}); s.Fill(e, raw) {
 		return nil, e
 	}
-	resp, err := s.Plain(raw)
+	resp, err := s.Plain(raw, onDelta)
 	if err != nil {
 		return nil, &APIError{
 			Provider: s.Provider, Status: res.StatusCode, Headers: h,
@@ -91,4 +94,25 @@ func ReadEvents(ctx context.Context, provider string, h http.Header, body io.Rea
 			return err
 		}
 	}
+}
+
+// DecodeEvent decodes the data of a stream event named name into v. An
+// event that does not decode is skipped (skip) when known reports that its
+// kind is not one the wire reads; otherwise it is an error: errorEvent's
+// for an event named "error", else a MidStream error quoting the event and
+// ending with advice (what to check).
+func DecodeEvent(provider string, h http.Header, name, data []byte, v any, known func(data []byte) bool,
+	errorEvent func(http.Header, []byte) *APIError, advice string) (skip bool, err error) {
+	derr := json.Unmarshal(data, v)
+	switch {
+	case derr == nil:
+		return false, nil
+	case string(name) == "error":
+		return false, errorEvent(h, data)
+	case !known(data):
+		return true, nil
+	}
+	e := MidStreamError(provider, h, fmt.Sprintf("cannot decode a stream event (%v); %s", derr, advice), derr)
+	e.Body = TruncateBody(data, MaxQuotedBody)
+	return false, e
 }

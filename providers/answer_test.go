@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -38,3 +39,29 @@ func TestReadEvents(t *testing.T) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestDecodeEvent checks the three outcomes of an event that does not
+// decode: the wire's error for an "error" event, skipped when the wire does
+// not read its kind, and a MidStream error quoting it otherwise.
+func TestDecodeEvent(t *testing.T) {
+	var v struct{ Type string }
+	evErr := func(h http.Header, raw []byte) *APIError {
+		return &APIError{Provider: "p", MidStream: true, Message: "event error: " + string(raw)}
+	}
+	yes := func([]byte) bool { return true }
+	no := func([]byte) bool { return false }
+	if skip, err := DecodeEvent("p", nil, []byte("delta"), []byte(`{"Type":"x"}`), &v, yes, evErr, "check"); skip || err != nil || v.Type != "x" {
+		t.Fatalf("a good event: skip %v err %v type %q", skip, err, v.Type)
+	}
+	if _, err := DecodeEvent("p", nil, []byte("error"), []byte(`{bad`), &v, yes, evErr, "check"); err == nil || !strings.Contains(err.Error(), "event error") {
+		t.Fatalf("an undecodable error event gave %v; want the wire's event error", err)
+	}
+	if skip, err := DecodeEvent("p", nil, []byte("other"), []byte(`{bad`), &v, no, evErr, "check"); !skip || err != nil {
+		t.Fatalf("an undecodable event of an unread kind: skip %v err %v; want skipped", skip, err)
+	}
+	skip, err := DecodeEvent("p", nil, []byte("delta"), []byte(`{bad`), &v, yes, evErr, "check the format")
+	var ae *APIError
+	if skip || !errors.As(err, &ae) || !ae.MidStream || string(ae.Body) != "{bad" || !strings.HasSuffix(ae.Message, "check the format") {
+		t.Fatalf("an undecodable event the wire reads: skip %v err %#v; want a MidStream error quoting it", skip, err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -32,25 +31,21 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Anthropic-Version", apiVersion, "X-Api-Key", t.ep.APIKey)
-	answer := providers.StreamAnswer{
-		Provider:  t.ep.Provider,
-		HTTPError: t.httpError,
-		Fill:      providers.FillError,
-		Plain: func(raw []byte) (*providers.Response, error) {
-			m, err := decodeMessage(raw)
-			if err != nil {
-				return nil, err
-			}
-			a := newAssembler(onDelta)
-			a.addComplete(m)
-			return a.response(), nil
-		},
-		NotAnswer: "the server did not answer with a message stream, check base_url",
-		Events: func(ctx context.Context, h http.Header, body io.Reader) (*providers.Response, error) {
-			return t.readStream(ctx, h, body, onDelta)
-		},
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: providers.FillError,
+		Plain: plainMessage, NotAnswer: "the server did not answer with a message stream, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
+}
+
+// plainMessage decodes a 2xx answer that was a whole message rather than a
+// stream (a server that ignored "stream": true).
+func plainMessage(raw []byte, onDelta func(providers.Delta)) (*providers.Response, error) {
+	m, err := decodeMessage(raw)
+	if err != nil {
+		return nil, err
 	}
-	return answer.Read(ctx, res, e)
+	a := newAssembler(onDelta)
+	a.addComplete(m)
+	return a.response(), nil
 }
 
 // readStream reads the event stream until message_stop or its end.
@@ -62,16 +57,10 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			return false, nil
 		}
 		ev = event{}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			if string(name) == "error" {
-				return true, t.eventError(h, data)
-			}
-			if !handled(name, data) {
-				return false, nil // an event of a kind this transport does not read
-			}
-			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the Anthropic Messages format", err), err)
-			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
-			return true, e
+		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, func(d []byte) bool { return handled(name, d) }, t.eventError,
+			"check that the server speaks the Anthropic Messages format")
+		if skip || err != nil {
+			return err != nil, err // an event of a kind this transport does not read is skipped
 		}
 		if ev.Type == "error" || string(name) == "error" {
 			return true, t.eventError(h, data)

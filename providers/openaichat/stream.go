@@ -31,17 +31,9 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/chat/completions", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	answer := providers.StreamAnswer{
-		Provider:  t.ep.Provider,
-		HTTPError: t.httpError,
-		Fill:      fillError,
-		Plain:     func(raw []byte) (*providers.Response, error) { return plainResponse(raw, onDelta) },
-		NotAnswer: "the server did not answer with a chat completion, check base_url",
-		Events: func(ctx context.Context, h http.Header, body io.Reader) (*providers.Response, error) {
-			return t.readStream(ctx, h, body, onDelta)
-		},
-	}
-	return answer.Read(ctx, res, e)
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: fillError,
+		Plain: plainResponse, NotAnswer: "the server did not answer with a chat completion, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
 }
 
 // readStream reads data events until data: [DONE] or the end of the body.

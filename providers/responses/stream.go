@@ -27,17 +27,9 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	answer := providers.StreamAnswer{
-		Provider:  t.ep.Provider,
-		HTTPError: t.httpError,
-		Fill:      providers.FillError,
-		Plain:     func(raw []byte) (*providers.Response, error) { return normalize(raw, onDelta) },
-		NotAnswer: "the server did not answer with a response stream, check base_url",
-		Events: func(ctx context.Context, h http.Header, body io.Reader) (*providers.Response, error) {
-			return t.readStream(ctx, h, body, onDelta)
-		},
-	}
-	return answer.Read(ctx, res, e)
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: providers.FillError,
+		Plain: normalize, NotAnswer: "the server did not answer with a response stream, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
 }
 
 // readStream reads the events of an open stream.
@@ -49,16 +41,10 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			return true, nil
 		}
 		ev = event{}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			if string(name) == "error" {
-				return true, t.eventError(h, data)
-			}
-			if !handled(data) {
-				return false, nil // an event of a kind this transport does not read
-			}
-			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
-			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
-			return true, e
+		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, handled, t.eventError,
+			"check that the server speaks the OpenAI Responses format")
+		if skip || err != nil {
+			return err != nil, err // an event of a kind this transport does not read is skipped
 		}
 		if ev.Type == "" {
 			ev.Type = string(name)
