@@ -7,10 +7,6 @@ import (
 	"talaria/providers"
 )
 
-// incompleteExtra marks a tool call whose input was cut off (no
-// content_block_stop before the stream ended): it must not run.
-const incompleteExtra = `{"incomplete":true}`
-
 // assembler builds a Response from stream events (or from the blocks of a
 // complete message) and reports deltas as they arrive.
 type assembler struct {
@@ -202,7 +198,7 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 		tc.Arguments = string(b.input) // a server that sent the input whole
 	}
 	if !b.stopped {
-		tc.Extra = json.RawMessage(incompleteExtra)
+		tc.Extra = json.RawMessage(providers.IncompleteExtra)
 		return tc
 	}
 	if strings.TrimSpace(tc.Arguments) == "" {

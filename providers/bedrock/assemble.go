@@ -1,7 +1,6 @@
 package bedrock
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -71,7 +70,7 @@ func (a *assembler) addMessage(m *wireMessage) {
 	for _, b := range m.Content {
 		if b.ToolUse != nil {
 			c := a.addCall(b.ToolUse.ToolUseID, b.ToolUse.Name)
-			c.args.Write(compactJSON(b.ToolUse.Input))
+			c.args.Write(providers.CompactArgs(b.ToolUse.Input))
 		}
 	}
 }
@@ -169,17 +168,4 @@ func normalize(cr *converseResponse) *providers.Response {
 	a.stopReason = cr.StopReason
 	a.usage = cr.Usage
 	return a.response("")
-}
-
-// compactJSON returns the compact form of a JSON value, or the value as
-// given when it cannot be compacted; an absent input is "{}".
-func compactJSON(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return []byte("{}")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }

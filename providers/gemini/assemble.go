@@ -67,7 +67,7 @@ func (a *assembler) addPart(p *part) {
 		if id == "" {
 			id = "call_" + strconv.Itoa(len(a.calls))
 		}
-		tc := providers.ToolCall{ID: id, Name: fc.Name, Arguments: string(compactJSON(fc.Args))}
+		tc := providers.ToolCall{ID: id, Name: fc.Name, Arguments: string(providers.CompactArgs(fc.Args))}
 		if p.ThoughtSignature != "" {
 			var e callExtra
 			e.Google.ThoughtSignature = p.ThoughtSignature
@@ -145,17 +145,4 @@ func decodeWhole(body []byte) ([]generateResponse, error) {
 		return nil, errors.New("decode Gemini response: no candidates, promptFeedback or usageMetadata")
 	}
 	return []generateResponse{one}, nil
-}
-
-// compactJSON returns the compact form of a JSON value; an absent value is
-// "{}".
-func compactJSON(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return []byte("{}")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }

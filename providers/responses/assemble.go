@@ -8,10 +8,6 @@ import (
 	"talaria/providers"
 )
 
-// incompleteExtra marks a function call whose arguments were cut off (no
-// function_call_arguments.done nor output_item.done): it must not run.
-const incompleteExtra = `{"incomplete":true}`
-
 // assembler builds a Response from stream events (or from the output items
 // of a complete response) and reports deltas as they arrive.
 type assembler struct {
@@ -229,7 +225,7 @@ func (a *assembler) response() *providers.Response {
 			tc.ID = "call_" + strconv.Itoa(i)
 		}
 		if !c.done {
-			tc.Extra = json.RawMessage(incompleteExtra)
+			tc.Extra = json.RawMessage(providers.IncompleteExtra)
 			incomplete = true
 		} else if strings.TrimSpace(tc.Arguments) == "" {
 			tc.Arguments = "{}"
