@@ -16,11 +16,9 @@ import (
 // document or event stream, read errors).
 type StreamAnswer struct {
 	Provider string
-	// HTTPError converts a non-2xx answer (HTTPError with the wire's
-	// body parser).
-	HTTPError func(ctx context.Context, res *http.Response) *APIError
-	// Fill reads an error body: a 2xx whole document that is one is that
-	// error.
+	// Fill reads the wire's error bodies (FillError or its own): a non-2xx
+	// answer is HTTPError with Fill, and a 2xx whole document that is an
+	// error body is that error.
 	Fill func(*APIError, []byte) bool
 	// Plain decodes a 2xx whole document (a server that ignored "stream":
 	// true) and reports its deltas; an error means it is not an answer.
@@ -35,7 +33,7 @@ type StreamAnswer struct {
 
 // Read reads res, PostJSON's answer (e its error), closing the body, and
 // hands onDelta to Plain or Events: a
-// non-2xx status is HTTPError's error; a 2xx event stream (by its
+// non-2xx status is HTTPError's error (the body read by Fill); a 2xx event stream (by its
 // Content-Type, or by its first bytes) goes to Events, any other 2xx body
 // to Plain, read up to MaxPlainBody. An error object in a plain 2xx body is
 // returned as that error, with the status; a document that is not an
@@ -46,7 +44,7 @@ func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, s.HTTPError(ctx, res)
+		return nil, HTTPError(ctx, s.Provider, res, s.Fill)
 	}
 	h := res.Header.Clone()
 	br, stream := sse.Open(res)

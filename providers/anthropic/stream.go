@@ -31,7 +31,10 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Anthropic-Version", apiVersion, "X-Api-Key", t.ep.APIKey)
-	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: providers.FillError,
+	// A non-2xx error body is {"type":"error","error":{"type","message"},"request_id"}
+	// (without the top-level type from the edge); FillError reads its message,
+	// type and details.error_code as Code (enforced_spend_limit_reached, ...).
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: providers.FillError,
 		Plain: plainMessage, NotAnswer: "the server did not answer with a message stream, check base_url", Events: t.readStream}
 	return answer.Read(ctx, res, e, onDelta)
 }

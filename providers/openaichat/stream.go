@@ -31,7 +31,7 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/chat/completions", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: fillError,
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: fillError,
 		Plain: plainResponse, NotAnswer: "the server did not answer with a chat completion, check base_url", Events: t.readStream}
 	return answer.Read(ctx, res, e, onDelta)
 }

@@ -27,7 +27,9 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	answer := providers.StreamAnswer{Provider: t.ep.Provider, HTTPError: t.httpError, Fill: providers.FillError,
+	// Error bodies are {"error":{"type","code","message","param"}} (OpenAI and
+	// compatible servers), {"error":"msg"} or a JSON array of those.
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: providers.FillError,
 		Plain: normalize, NotAnswer: "the server did not answer with a response stream, check base_url", Events: t.readStream}
 	return answer.Read(ctx, res, e, onDelta)
 }
