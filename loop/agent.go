@@ -97,6 +97,7 @@ type Agent struct {
 
 	// est is the incremental token estimate (estimate_cache.go).
 	est   estimateCache
+	reqs  requestView       // the requests' message list (request_view.go), under mu
 	calls tools.CallCancels // the running batch's calls, for CancelCall
 	// noImages is set once the backend refused image parts: later calls
 	// send the placeholders only.

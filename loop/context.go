@@ -68,7 +68,13 @@ func (a *Agent) threshold() int {
 // whether the history changed (the request must then be rebuilt).
 func (t *turn) preflight(req providers.Request) bool {
 	cs := &t.a.ctxs
-	cs.lastRaw = t.a.est.estimate(req.Messages, req.Tools)
+	t.a.mu.Lock()
+	raw, ok := t.a.reqs.estimate(req.Messages, req.Tools)
+	t.a.mu.Unlock()
+	if !ok {
+		raw = t.a.est.estimate(req.Messages, req.Tools)
+	}
+	cs.lastRaw = raw
 	cs.lastEst = cs.tracker.Adjust(cs.lastRaw)
 	if !cs.enabled || (cs.lastEst < t.a.threshold() && !cs.overLimit) {
 		return false
@@ -218,6 +224,7 @@ func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, 
 	cs.summary = res.Summary
 	a.mu.Lock()
 	a.history = out
+	a.reqs.changed()
 	a.mu.Unlock()
 	// Everything before the pass was saved, so the compacted history can
 	// stand in for the stored log on resume.

@@ -55,6 +55,7 @@ func (t *turn) deliverSteer() {
 	t.a.mu.Lock()
 	m := &t.a.history[len(t.a.history)-1]
 	m.Content = strings.TrimRight(m.Content, "\n") + "\n\n" + SteerOpen + "\n" + text + "\n" + SteerClose
+	t.a.reqs.changed()
 	t.a.mu.Unlock()
 	t.emit(&SteerDelivered{Text: text, IDs: ids, Iteration: t.apiCalls})
 }

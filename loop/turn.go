@@ -246,14 +246,12 @@ func (t *turn) emitCompleted(msg providers.Message, u providers.Usage) {
 }
 
 // request builds the next model request from the system prompt and the
-// history, without scaffolding flags (which never leave the process).
+// history (scaffolding flags are Message.Internal, which no wire sends).
+// Its message list is the agent's requestView: the caller may rewrite the
+// system message (fallback does) but nothing else of it.
 func (t *turn) request(withTools bool) providers.Request {
 	t.a.mu.Lock()
-	msgs := make([]providers.Message, 0, len(t.a.history)+1)
-	if t.sysPrompt != "" {
-		msgs = append(msgs, providers.Message{Role: providers.RoleSystem, Content: t.sysPrompt})
-	}
-	msgs = append(msgs, t.a.history...)
+	msgs := t.a.reqs.sync(t.a.history, t.sysPrompt) // see requestView for the invariants
 	t.a.mu.Unlock()
 	b := t.a.route.backend()
 	model := b.Model
@@ -326,6 +324,9 @@ func (t *turn) dropScaffolding() {
 		}
 	}
 	t.saved = saved
+	if len(kept) < len(t.a.history) {
+		t.a.reqs.changed() // messages moved down over the dropped ones
+	}
 	t.a.history = kept
 }
 

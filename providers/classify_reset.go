@@ -188,19 +188,16 @@ func StatedContextLimit(t string) (limit, prompt int) {
 		n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
 		return n
 	}
+	// The phrasings that state both numbers, with the submatch of each.
+	for _, f := range [...]struct {
+		re            *regexp.Regexp
+		limit, prompt int
+	}{{reAnthropic, 2, 1}, {reAnthropicSum, 3, 1}, {reGemini, 2, 1}, {reLlama, 2, 1}} {
+		if m := f.re.FindStringSubmatch(t); m != nil {
+			return num(m[f.limit]), num(m[f.prompt])
+		}
+	}
 	switch {
-	case reAnthropic.MatchString(t):
-		m := reAnthropic.FindStringSubmatch(t)
-		return num(m[2]), num(m[1])
-	case reAnthropicSum.MatchString(t):
-		m := reAnthropicSum.FindStringSubmatch(t)
-		return num(m[3]), num(m[1])
-	case reGemini.MatchString(t):
-		m := reGemini.FindStringSubmatch(t)
-		return num(m[2]), num(m[1])
-	case reLlama.MatchString(t):
-		m := reLlama.FindStringSubmatch(t)
-		return num(m[2]), num(m[1])
 	case reMaxContext.MatchString(t):
 		limit = num(reMaxContext.FindStringSubmatch(t)[1])
 		if m := reResulted.FindStringSubmatch(t); m != nil {

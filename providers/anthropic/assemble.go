@@ -7,23 +7,17 @@ import (
 	"talaria/providers"
 )
 
-// incompleteExtra marks a tool call whose input was cut off (no
-// content_block_stop before the stream ended): it must not run.
-const incompleteExtra = `{"incomplete":true}`
-
 // assembler builds a Response from stream events (or from the blocks of a
 // complete message) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   providers.OnDelta
-	content   strings.Builder
-	reasoning strings.Builder
-	blocks    []*blockAcc
-	ncalls    int
-	stop      string // raw stop_reason
-	usage     wireUsage
-	model     string
-	started   bool // message_start seen
-	finished  bool // message_stop seen
+	providers.Streamed // content and reasoning, reported as they arrive
+	blocks             []*blockAcc
+	ncalls             int
+	stop               string // raw stop_reason
+	usage              wireUsage
+	model              string
+	started            bool // message_start seen
+	finished           bool // message_stop seen
 }
 
 // blockAcc is one content block being assembled.
@@ -40,7 +34,7 @@ type blockAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{onDelta: onDelta}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
 }
 
 // add folds one decoded event in. Unknown event and block types are
@@ -83,7 +77,7 @@ func (a *assembler) startBlock(index int, wb *wireBlock) {
 	a.blocks = append(a.blocks, b)
 	switch wb.Type {
 	case "text":
-		a.addText(wb.Text)
+		a.AddText(wb.Text)
 	case "thinking":
 		a.addThinking(b, wb.Thinking)
 		b.signature = wb.Signature
@@ -91,7 +85,7 @@ func (a *assembler) startBlock(index int, wb *wireBlock) {
 		b.data = wb.Data
 	case "tool_use":
 		b.id, b.name, b.input = wb.ID, wb.Name, wb.Input
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: a.ncalls, ToolName: wb.Name})
+		a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: a.ncalls, ToolName: wb.Name})
 		a.ncalls++
 	}
 }
@@ -110,7 +104,7 @@ func (a *assembler) block(index int) *blockAcc {
 func (a *assembler) addDelta(b *blockAcc, d *wireDelta) {
 	switch d.Type {
 	case "text_delta":
-		a.addText(d.Text)
+		a.AddText(d.Text)
 	case "input_json_delta":
 		b.args = append(b.args, d.PartialJSON...)
 	case "thinking_delta":
@@ -120,21 +114,12 @@ func (a *assembler) addDelta(b *blockAcc, d *wireDelta) {
 	}
 }
 
-func (a *assembler) addText(s string) {
-	if s == "" {
-		return
-	}
-	a.content.WriteString(s)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: s})
-}
-
 func (a *assembler) addThinking(b *blockAcc, s string) {
 	if s == "" {
 		return
 	}
 	b.thinking.WriteString(s)
-	a.reasoning.WriteString(s)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+	a.AddReasoning(s)
 }
 
 // addComplete folds in the blocks of a complete (non-streamed) message.
@@ -160,8 +145,8 @@ func (a *assembler) addComplete(m *wireMessage) {
 // cached prompt (input_tokens as Anthropic reports it).
 func (a *assembler) response() *providers.Response {
 	r := &providers.Response{
-		Content:         a.content.String(),
-		Reasoning:       a.reasoning.String(),
+		Content:         a.Content(),
+		Reasoning:       a.Reasoning(),
 		RawFinishReason: a.stop,
 		FinishReason:    mapFinishReason(a.stop),
 		Model:           a.model,
@@ -213,7 +198,7 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 		tc.Arguments = string(b.input) // a server that sent the input whole
 	}
 	if !b.stopped {
-		tc.Extra = json.RawMessage(incompleteExtra)
+		tc.Extra = json.RawMessage(providers.IncompleteExtra)
 		return tc
 	}
 	if strings.TrimSpace(tc.Arguments) == "" {

@@ -1,16 +1,13 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
 	"talaria/providers"
-	"talaria/providers/sse"
 )
 
 // errSplicedStream is wrapped by the error of a stream that starts a second
@@ -34,65 +31,58 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Anthropic-Version", apiVersion, "X-Api-Key", t.ep.APIKey)
-	if e != nil {
-		return nil, e
+	// A non-2xx error body is {"type":"error","error":{"type","message"},"request_id"}
+	// (without the top-level type from the edge); FillError reads its message,
+	// type and details.error_code as Code (enforced_spend_limit_reached, ...).
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: providers.FillError,
+		Plain: plainMessage, NotAnswer: "the server did not answer with a message stream, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
+}
+
+// plainMessage decodes a 2xx answer that was a whole message rather than a
+// stream (a server that ignored "stream": true).
+func plainMessage(raw []byte, onDelta func(providers.Delta)) (*providers.Response, error) {
+	m, err := decodeMessage(raw)
+	if err != nil {
+		return nil, err
 	}
-	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, t.httpError(ctx, res)
-	}
-	h := res.Header.Clone()
-	br, stream := sse.Open(res)
-	if !stream {
-		return t.plainResponse(res.StatusCode, h, br, onDelta)
-	}
-	return t.readStream(ctx, h, br, onDelta)
+	a := newAssembler(onDelta)
+	a.addComplete(m)
+	return a.response(), nil
 }
 
 // readStream reads the event stream until message_stop or its end.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	rd := sse.NewReader(body)
 	var ev event
-	for !a.finished {
-		name, data, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
-		}
-		data = bytes.TrimSpace(data)
-		if len(data) == 0 || string(name) == "ping" {
-			continue
+	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
+		if string(name) == "ping" {
+			return false, nil
 		}
 		ev = event{}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			if string(name) == "error" {
-				return a.response(), t.eventError(h, data)
-			}
-			if !handled(name, data) {
-				continue // an event of a kind this transport does not read
-			}
-			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the Anthropic Messages format", err), err)
-			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
-			return a.response(), e
+		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, func(d []byte) bool { return handled(name, d) }, t.eventError,
+			"check that the server speaks the Anthropic Messages format")
+		if skip || err != nil {
+			return err != nil, err // an event of a kind this transport does not read is skipped
 		}
 		if ev.Type == "error" || string(name) == "error" {
-			return a.response(), t.eventError(h, data)
+			return true, t.eventError(h, data)
 		}
 		if ev.Type == "" {
 			ev.Type = string(name)
 		}
 		if ev.Type == "message_start" && a.started {
-			return a.response(), providers.MidStreamError(t.ep.Provider, h,
+			return true, providers.MidStreamError(t.ep.Provider, h,
 				"the stream started a second message before the first one stopped (a spliced or restarted stream); the response is unusable, retry the request",
 				errSplicedStream)
 		}
 		a.add(&ev)
-	}
+		return a.finished, nil
+	})
 	resp := a.response()
 	switch {
+	case err != nil:
+		return resp, err
 	case a.finished || a.stop != "":
 		return resp, nil
 	case !a.started:
@@ -119,31 +109,6 @@ func handled(name, data []byte) bool {
 		return true
 	}
 	return false
-}
-
-// plainResponse handles a 2xx answer that was a whole JSON document rather
-// than a stream: an error object, or a complete message from a server that
-// ignored "stream": true.
-func (t *transport) plainResponse(status int, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
-	if err != nil {
-		return nil, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), err)
-	}
-	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); providers.FillError(e, raw) {
-		return nil, e
-	}
-	m, err := decodeMessage(raw)
-	if err != nil {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
-			Message: providers.SummarizePage(status, raw) + "; the server did not answer with a message stream, check base_url",
-			Err:     err,
-		}
-	}
-	a := newAssembler(onDelta)
-	a.addComplete(m)
-	return a.response(), nil
 }
 
 // errNotMessage is the error of a JSON document that is not a message.

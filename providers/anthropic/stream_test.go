@@ -52,7 +52,7 @@ func TestStreamFixtures(t *testing.T) {
 			calls: []providers.ToolCall{{
 				ID: "toolu_01EKqbqmZrGRXy18eN7m9kvY", Name: "make_file",
 				Arguments: "{\"filename\": \"taxes.txt\", \"lines_of_text\": [\n\"# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s\",\n\"\",\n\"## INTRODUCTION\",\n\"\",\n\"Filing taxes",
-				Extra:     json.RawMessage(incompleteExtra),
+				Extra:     json.RawMessage(providers.IncompleteExtra),
 			}},
 			finish: "length", raw: "max_tokens",
 			usage: providers.Usage{InputTokens: 450, OutputTokens: 124}, model: "claude-3-7-sonnet-20250219",

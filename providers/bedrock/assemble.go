@@ -1,7 +1,6 @@
 package bedrock
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -11,9 +10,7 @@ import (
 // assembler builds a Response from Converse content blocks, either whole
 // (converse) or as converse-stream events, and reports deltas.
 type assembler struct {
-	onDelta   providers.OnDelta
-	content   strings.Builder
-	reasoning strings.Builder
+	providers.Streamed // content and reasoning, reported as they arrive
 	// replay holds the reasoning blocks to send back, in order.
 	replay []*reasoningContent
 	calls  []*callAcc
@@ -40,14 +37,14 @@ type blockAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{onDelta: onDelta, blocks: map[int]*blockAcc{}}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, blocks: map[int]*blockAcc{}}
 }
 
 // addCall appends a tool call and announces it.
 func (a *assembler) addCall(id, name string) *callAcc {
 	c := &callAcc{id: id, name: name}
 	a.calls = append(a.calls, c)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
+	a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
 	return c
 }
 
@@ -55,28 +52,25 @@ func (a *assembler) addCall(id, name string) *callAcc {
 // the order reasoning, text, tool calls: one reasoning delta and one text
 // delta for the whole answer.
 func (a *assembler) addMessage(m *wireMessage) {
+	var text, reasoning strings.Builder
 	for _, b := range m.Content {
 		switch {
 		case b.Text != nil:
-			a.content.WriteString(*b.Text)
+			text.WriteString(*b.Text)
 		case b.ReasoningContent != nil:
 			rc := *b.ReasoningContent
 			if rc.ReasoningText != nil {
-				a.reasoning.WriteString(rc.ReasoningText.Text)
+				reasoning.WriteString(rc.ReasoningText.Text)
 			}
 			a.replay = append(a.replay, &rc)
 		}
 	}
-	if a.reasoning.Len() > 0 {
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: a.reasoning.String()})
-	}
-	if a.content.Len() > 0 {
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: a.content.String()})
-	}
+	a.AddReasoning(reasoning.String())
+	a.AddText(text.String())
 	for _, b := range m.Content {
 		if b.ToolUse != nil {
 			c := a.addCall(b.ToolUse.ToolUseID, b.ToolUse.Name)
-			c.args.Write(compactJSON(b.ToolUse.Input))
+			c.args.Write(providers.CompactArgs(b.ToolUse.Input))
 		}
 	}
 }
@@ -94,10 +88,7 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 	d := &ev.Delta
 	switch {
 	case d.Text != nil:
-		if *d.Text != "" {
-			a.content.WriteString(*d.Text)
-			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: *d.Text})
-		}
+		a.AddText(*d.Text)
 	case d.ToolUse != nil:
 		b := a.blocks[ev.ContentBlockIndex]
 		if b == nil || b.call == nil {
@@ -127,18 +118,15 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 			rc.ReasoningText.Text += rd.Text
 			rc.ReasoningText.Signature += rd.Signature
 		}
-		if rd.Text != "" {
-			a.reasoning.WriteString(rd.Text)
-			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: rd.Text})
-		}
+		a.AddReasoning(rd.Text)
 	}
 }
 
 // response returns what has been assembled so far.
 func (a *assembler) response(model string) *providers.Response {
 	r := &providers.Response{
-		Content:         a.content.String(),
-		Reasoning:       a.reasoning.String(),
+		Content:         a.Content(),
+		Reasoning:       a.Reasoning(),
 		RawFinishReason: a.stopReason,
 		FinishReason:    mapFinishReason(a.stopReason),
 		Model:           model,
@@ -180,17 +168,4 @@ func normalize(cr *converseResponse) *providers.Response {
 	a.stopReason = cr.StopReason
 	a.usage = cr.Usage
 	return a.response("")
-}
-
-// compactJSON returns the compact form of a JSON value, or the value as
-// given when it cannot be compacted; an absent input is "{}".
-func compactJSON(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return []byte("{}")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"talaria/providers"
 )
@@ -14,10 +13,8 @@ import (
 // assembler builds a Response from GenerateContentResponse chunks and
 // reports deltas as they arrive.
 type assembler struct {
-	onDelta   providers.OnDelta
-	content   strings.Builder
-	reasoning strings.Builder
-	calls     []providers.ToolCall
+	providers.Streamed // content and reasoning, reported as they arrive
+	calls              []providers.ToolCall
 	// sig is the thoughtSignature of the last text or thought part.
 	sig      string
 	finish   string
@@ -28,7 +25,7 @@ type assembler struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{onDelta: onDelta}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
 }
 
 // add folds in one chunk. Only the candidate with index 0 is read.
@@ -70,22 +67,20 @@ func (a *assembler) addPart(p *part) {
 		if id == "" {
 			id = "call_" + strconv.Itoa(len(a.calls))
 		}
-		tc := providers.ToolCall{ID: id, Name: fc.Name, Arguments: string(compactJSON(fc.Args))}
+		tc := providers.ToolCall{ID: id, Name: fc.Name, Arguments: string(providers.CompactArgs(fc.Args))}
 		if p.ThoughtSignature != "" {
 			var e callExtra
 			e.Google.ThoughtSignature = p.ThoughtSignature
 			tc.Extra, _ = json.Marshal(e)
 		}
 		a.calls = append(a.calls, tc)
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
+		a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: fc.Name})
 		return
 	case p.Text != nil && *p.Text != "":
 		if p.Thought {
-			a.reasoning.WriteString(*p.Text)
-			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: *p.Text})
+			a.AddReasoning(*p.Text)
 		} else {
-			a.content.WriteString(*p.Text)
-			a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: *p.Text})
+			a.AddText(*p.Text)
 		}
 	}
 	if p.ThoughtSignature != "" {
@@ -105,8 +100,8 @@ func (a *assembler) done() bool { return a.finish != "" || a.blocked != "" }
 // also reported as ReasoningTokens.
 func (a *assembler) response() *providers.Response {
 	r := &providers.Response{
-		Content:         a.content.String(),
-		Reasoning:       a.reasoning.String(),
+		Content:         a.Content(),
+		Reasoning:       a.Reasoning(),
 		ToolCalls:       a.calls,
 		RawFinishReason: a.finish,
 		FinishReason:    mapFinishReason(a.finish),
@@ -150,17 +145,4 @@ func decodeWhole(body []byte) ([]generateResponse, error) {
 		return nil, errors.New("decode Gemini response: no candidates, promptFeedback or usageMetadata")
 	}
 	return []generateResponse{one}, nil
-}
-
-// compactJSON returns the compact form of a JSON value; an absent value is
-// "{}".
-func compactJSON(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return []byte("{}")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }

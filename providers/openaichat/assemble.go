@@ -13,16 +13,14 @@ import (
 // assembler builds a Response from chunks (or from the single "chunk" of a
 // complete response) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   providers.OnDelta
-	content   strings.Builder
-	reasoning strings.Builder
-	refusal   bool
-	calls     []*callAcc
-	byIndex   map[int]int // wire index -> position in calls
-	finish    string      // raw finish_reason, last non-empty one
-	usage     *wireUsage
-	model     string
-	sawChunk  bool
+	providers.Streamed // content and reasoning, reported as they arrive
+	refusal            bool
+	calls              []*callAcc
+	byIndex            map[int]int // wire index -> position in calls
+	finish             string      // raw finish_reason, last non-empty one
+	usage              *wireUsage
+	model              string
+	sawChunk           bool
 }
 
 // callAcc is one tool call being assembled.
@@ -34,7 +32,7 @@ type callAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{onDelta: onDelta, byIndex: map[int]int{}}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, byIndex: map[int]int{}}
 }
 
 // add folds one decoded chunk in. Only choice index 0 is read; chunks with
@@ -64,22 +62,12 @@ func (a *assembler) add(c *chunk) {
 }
 
 func (a *assembler) addDelta(d *wireMessage) {
-	if r := reasoningOf(d); r != "" {
-		a.reasoning.WriteString(r)
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: r})
-	}
-	if th := d.Content.thinking; th != "" {
-		a.reasoning.WriteString(th)
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: th})
-	}
-	if txt := d.Content.text; txt != "" {
-		a.content.WriteString(txt)
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: txt})
-	}
+	a.AddReasoning(reasoningOf(d))
+	a.AddReasoning(d.Content.thinking)
+	a.AddText(d.Content.text)
 	if d.Refusal != "" {
 		a.refusal = true
-		a.content.WriteString(string(d.Refusal))
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: string(d.Refusal)})
+		a.AddText(string(d.Refusal))
 	}
 	for i := range d.ToolCalls {
 		a.addToolCall(&d.ToolCalls[i])
@@ -138,7 +126,7 @@ func (a *assembler) addToolCall(tc *wireToolCall) {
 	}
 	if !c.announced && c.name != "" {
 		c.announced = true
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: pos, ToolName: c.name})
+		a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: pos, ToolName: c.name})
 	}
 }
 
@@ -159,8 +147,8 @@ func (a *assembler) findID(id string) int {
 // InputTokens + CacheReadTokens is the whole prompt.
 func (a *assembler) response() *providers.Response {
 	r := &providers.Response{
-		Content:         a.content.String(),
-		Reasoning:       a.reasoning.String(),
+		Content:         a.Content(),
+		Reasoning:       a.Reasoning(),
 		RawFinishReason: a.finish,
 		FinishReason:    mapFinishReason(a.finish),
 		Model:           a.model,

@@ -1,18 +1,10 @@
 package openaichat
 
 import (
-	"context"
 	"net/http"
 
 	"talaria/providers"
 )
-
-// httpError converts a non-2xx answer into a *providers.APIError with the
-// status, headers, raw body and the message, type and code of the error
-// body (a one-line summary of the page when it is not one).
-func (t *chatTransport) httpError(ctx context.Context, res *http.Response) *providers.APIError {
-	return providers.HTTPError(ctx, t.ep.Provider, res, fillError)
-}
 
 // fillError reads the error bodies of the OpenAI-compatible servers into
 // e: {"error":{…}} (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama /v1),

@@ -1,15 +1,14 @@
 package openaichat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 
 	"talaria/providers"
-	"talaria/providers/sse"
 )
 
 // doneMarker is the data of the event that ends a stream.
@@ -32,45 +31,23 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/chat/completions", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	if e != nil {
-		return nil, e
-	}
-	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, t.httpError(ctx, res)
-	}
-	h := res.Header.Clone()
-	br, stream := sse.Open(res)
-	if !stream {
-		return t.plainResponse(ctx, res.StatusCode, h, br, onDelta)
-	}
-	return t.readStream(ctx, h, br, onDelta)
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: fillError,
+		Plain: plainResponse, NotAnswer: "the server did not answer with a chat completion, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
 }
 
 // readStream reads data events until data: [DONE] or the end of the body.
 func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	rd := sse.NewReader(body)
 	sawDone := false
-	for !sawDone {
-		_, data, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
-		}
-		data = bytes.TrimSpace(data)
-		switch {
-		case len(data) == 0:
-			continue // an empty data: line
-		case string(data) == doneMarker:
+	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(_, data []byte) (bool, error) {
+		if string(data) == doneMarker {
 			sawDone = true
-			continue
+			return true, nil
 		}
 		var c chunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return a.response(), &providers.APIError{
+			return true, &providers.APIError{
 				Provider:  t.ep.Provider,
 				Headers:   h,
 				MidStream: true,
@@ -81,11 +58,14 @@ func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.R
 		}
 		a.add(&c)
 		if hasError(c.Error) || c.Object == "error" {
-			return a.response(), t.chunkError(h, data)
+			return true, t.chunkError(h, data)
 		}
-	}
+		return false, nil
+	})
 	resp := a.response()
 	switch {
+	case err != nil:
+		return resp, err
 	case !a.sawChunk && !sawDone:
 		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any data event (is base_url an OpenAI-compatible /v1 endpoint?)")
 	case !sawDone && resp.RawFinishReason == "":
@@ -98,25 +78,16 @@ func (t *chatTransport) readStream(ctx context.Context, h http.Header, body io.R
 	return resp, nil
 }
 
-// plainResponse handles a 2xx answer that was a whole document rather than
-// a stream: a server that ignored stream:true (a chat completion), an
-// error reported with 200, or an HTML page.
-func (t *chatTransport) plainResponse(ctx context.Context, status int, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
-	if err != nil {
-		return &providers.Response{}, providers.MidStreamError(t.ep.Provider, h, "reading the response failed: "+err.Error(), providers.WithContext(ctx, err))
-	}
-	if e := (&providers.APIError{Provider: t.ep.Provider, Status: status, Headers: h}); fillError(e, raw) {
-		return nil, e
-	}
+// plainResponse decodes a 2xx answer that was a whole chat completion
+// rather than a stream (a server that ignored stream:true) and reports its
+// deltas; a document that holds no answer is an error.
+func plainResponse(raw []byte, onDelta func(providers.Delta)) (*providers.Response, error) {
 	resp, err := decodeFullResponse(raw)
-	if err != nil || (resp.RawFinishReason == "" && resp.Content == "" && len(resp.ToolCalls) == 0) {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: status, Headers: h,
-			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
-			Message: providers.SummarizePage(status, raw) + "; the server did not answer with a chat completion, check base_url",
-			Err:     err,
-		}
+	if err != nil {
+		return nil, err
+	}
+	if resp.RawFinishReason == "" && resp.Content == "" && len(resp.ToolCalls) == 0 {
+		return nil, errors.New("no finish reason, content or tool call")
 	}
 	if onDelta != nil {
 		if resp.Reasoning != "" {

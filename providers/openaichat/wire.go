@@ -190,19 +190,16 @@ type flexArgs string
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (f *flexArgs) UnmarshalJSON(b []byte) error {
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		s, err := jsonString(b)
-		if err != nil {
-			return err
+	if len(b) == 0 || b[0] != '"' {
+		*f = flexArgs(b) // an object (or null) sent as itself
+		if bytes.Equal(b, []byte("null")) {
+			*f = ""
 		}
-		*f = flexArgs(s)
-	case bytes.Equal(b, []byte("null")):
-		*f = ""
-	default:
-		*f = flexArgs(b)
+		return nil
 	}
-	return nil
+	s, err := jsonString(b)
+	*f = flexArgs(s)
+	return err
 }
 
 // jsonString decodes a JSON string literal that the enclosing decoder has

@@ -8,20 +8,14 @@ import (
 	"talaria/providers"
 )
 
-// incompleteExtra marks a function call whose arguments were cut off (no
-// function_call_arguments.done nor output_item.done): it must not run.
-const incompleteExtra = `{"incomplete":true}`
-
 // assembler builds a Response from stream events (or from the output items
 // of a complete response) and reports deltas as they arrive.
 type assembler struct {
-	onDelta   providers.OnDelta
-	content   strings.Builder
-	reasoning strings.Builder
-	calls     []*callAcc
-	items     []json.RawMessage // reasoning items, for the replay
-	sawText   bool              // output text arrived as deltas
-	refusal   bool
+	providers.Streamed // content and reasoning, reported as they arrive
+	calls              []*callAcc
+	items              []json.RawMessage // reasoning items, for the replay
+	sawText            bool              // output text arrived as deltas
+	refusal            bool
 	// reasoning part being streamed, to separate summary parts
 	reasonItem  string
 	reasonIndex int
@@ -43,7 +37,7 @@ type callAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{onDelta: onDelta}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
 }
 
 // add folds one decoded event in; unknown types are ignored. Error events
@@ -59,10 +53,10 @@ func (a *assembler) add(ev *event) {
 		a.itemDone(ev.Item, ev.OutputIndex)
 	case "response.output_text.delta":
 		a.sawText = true
-		a.addText(ev.Delta)
+		a.AddText(ev.Delta)
 	case "response.refusal.delta":
 		a.sawText, a.refusal = true, true
-		a.addText(ev.Delta)
+		a.AddText(ev.Delta)
 	case "response.function_call_arguments.delta":
 		if c := a.call(ev.ItemID, ev.OutputIndex); c != nil {
 			c.args.WriteString(ev.Delta)
@@ -115,7 +109,7 @@ func (a *assembler) itemAdded(ev *event) {
 func (a *assembler) newCall(itemID, callID, name string, outputIndex int) *callAcc {
 	c := &callAcc{itemID: itemID, callID: callID, name: name, outputIndex: outputIndex}
 	a.calls = append(a.calls, c)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
+	a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
 	return c
 }
 
@@ -159,10 +153,10 @@ func (a *assembler) itemDone(raw json.RawMessage, outputIndex int) {
 		for _, p := range it.Content {
 			switch p.Type {
 			case "output_text":
-				a.addText(p.Text)
+				a.AddText(p.Text)
 			case "refusal":
 				a.refusal = true
-				a.addText(p.Refusal)
+				a.AddText(p.Refusal)
 			}
 		}
 	}
@@ -172,7 +166,7 @@ func (a *assembler) itemDone(raw json.RawMessage, outputIndex int) {
 // the stream itself carried none (a server that sends only the final
 // event).
 func (a *assembler) fillFromOutput(r *wireResponse) {
-	if r == nil || len(r.Output) == 0 || a.sawText || len(a.calls) > 0 || len(a.items) > 0 || a.reasoning.Len() > 0 {
+	if r == nil || len(r.Output) == 0 || a.sawText || len(a.calls) > 0 || len(a.items) > 0 || a.Reasoning() != "" {
 		return
 	}
 	for i, raw := range r.Output {
@@ -196,14 +190,6 @@ func (a *assembler) call(itemID string, outputIndex int) *callAcc {
 	return nil
 }
 
-func (a *assembler) addText(s string) {
-	if s == "" {
-		return
-	}
-	a.content.WriteString(s)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaText, Text: s})
-}
-
 // addReasoning appends reasoning text; a new summary part (another item or
 // summary index) starts after a blank line.
 func (a *assembler) addReasoning(itemID string, index int, s string) {
@@ -211,13 +197,11 @@ func (a *assembler) addReasoning(itemID string, index int, s string) {
 		return
 	}
 	a.reasonDelta = true
-	if a.reasoning.Len() > 0 && (itemID != a.reasonItem || index != a.reasonIndex) {
-		a.reasoning.WriteString("\n\n")
-		a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: "\n\n"})
+	if a.Reasoning() != "" && (itemID != a.reasonItem || index != a.reasonIndex) {
+		a.AddReasoning("\n\n")
 	}
 	a.reasonItem, a.reasonIndex = itemID, index
-	a.reasoning.WriteString(s)
-	a.onDelta.Emit(providers.Delta{Kind: providers.DeltaReasoning, Text: s})
+	a.AddReasoning(s)
 }
 
 // response returns what has been assembled so far. A function call whose
@@ -227,8 +211,8 @@ func (a *assembler) addReasoning(itemID string, index int, s string) {
 // cached prompt (input_tokens - cached_tokens), as Anthropic's does.
 func (a *assembler) response() *providers.Response {
 	r := &providers.Response{
-		Content:   a.content.String(),
-		Reasoning: a.reasoning.String(),
+		Content:   a.Content(),
+		Reasoning: a.Reasoning(),
 		Model:     a.model,
 	}
 	incomplete := false
@@ -241,7 +225,7 @@ func (a *assembler) response() *providers.Response {
 			tc.ID = "call_" + strconv.Itoa(i)
 		}
 		if !c.done {
-			tc.Extra = json.RawMessage(incompleteExtra)
+			tc.Extra = json.RawMessage(providers.IncompleteExtra)
 			incomplete = true
 		} else if strings.TrimSpace(tc.Arguments) == "" {
 			tc.Arguments = "{}"

@@ -1,18 +1,10 @@
 package responses
 
 import (
-	"context"
 	"net/http"
 
 	"talaria/providers"
 )
-
-// httpError reads a non-2xx response into a *providers.APIError: message,
-// type and code of {"error":{"type","code","message","param"}} (OpenAI and
-// compatible servers), {"error":"msg"} or a JSON array of those.
-func (t *transport) httpError(ctx context.Context, res *http.Response) *providers.APIError {
-	return providers.HTTPError(ctx, t.ep.Provider, res, providers.FillError)
-}
 
 // eventError converts an "error" event: the SDK's flat shape
 // {"type":"error","code","message","param"} or the nested one seen on

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 
 	"talaria/providers"
-	"talaria/providers/sse"
 )
 
 // Stream posts req to {base}/responses with "stream": true and assembles
@@ -29,67 +27,45 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
-	if e != nil {
-		return nil, e
-	}
-	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode >= 300 {
-		return nil, t.httpError(ctx, res)
-	}
-	br, stream := sse.Open(res)
-	if !stream {
-		return t.plainResponse(res, br, onDelta)
-	}
-	return t.readStream(ctx, res.Header, br, onDelta)
+	// Error bodies are {"error":{"type","code","message","param"}} (OpenAI and
+	// compatible servers), {"error":"msg"} or a JSON array of those.
+	answer := providers.StreamAnswer{Provider: t.ep.Provider, Fill: providers.FillError,
+		Plain: normalize, NotAnswer: "the server did not answer with a response stream, check base_url", Events: t.readStream}
+	return answer.Read(ctx, res, e, onDelta)
 }
 
 // readStream reads the events of an open stream.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	rd := sse.NewReader(body)
 	var ev event
-	for !a.terminal {
-		name, data, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
-		}
-		data = bytes.TrimSpace(data)
-		if len(data) == 0 {
-			continue
-		}
+	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
 		if string(data) == "[DONE]" {
-			break
+			return true, nil
 		}
 		ev = event{}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			if string(name) == "error" {
-				return a.response(), t.eventError(h, data)
-			}
-			if !handled(data) {
-				continue // an event of a kind this transport does not read
-			}
-			e := providers.MidStreamError(t.ep.Provider, h, fmt.Sprintf("cannot decode a stream event (%v); check that the server speaks the OpenAI Responses format", err), err)
-			e.Body = providers.TruncateBody(data, providers.MaxQuotedBody)
-			return a.response(), e
+		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, handled, t.eventError,
+			"check that the server speaks the OpenAI Responses format")
+		if skip || err != nil {
+			return err != nil, err // an event of a kind this transport does not read is skipped
 		}
 		if ev.Type == "" {
 			ev.Type = string(name)
 		}
 		switch ev.Type {
 		case "error":
-			return a.response(), t.eventError(h, data)
+			return true, t.eventError(h, data)
 		case "response.failed":
 			a.setResponse(ev.Response)
 			a.status = "failed"
-			return a.response(), t.failedError(h, data)
+			return true, t.failedError(h, data)
 		}
 		a.add(&ev)
-	}
+		return a.terminal, nil
+	})
 	resp := a.response()
 	switch {
+	case err != nil:
+		return resp, err
 	case a.terminal:
 		return resp, nil
 	case !a.sawEvent:
@@ -116,29 +92,6 @@ func handled(data []byte) bool {
 		return true
 	}
 	return false
-}
-
-// plainResponse handles a 2xx answer that was a whole JSON document rather
-// than a stream: an error object, or a complete response from a server that
-// ignored "stream": true.
-func (t *transport) plainResponse(res *http.Response, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, providers.MaxPlainBody))
-	if err != nil {
-		return nil, providers.MidStreamError(t.ep.Provider, res.Header, "reading the response failed: "+err.Error(), err)
-	}
-	if e := (&providers.APIError{Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header}); providers.FillError(e, raw) {
-		return nil, e
-	}
-	resp, err := normalize(raw, onDelta)
-	if err != nil {
-		return nil, &providers.APIError{
-			Provider: t.ep.Provider, Status: res.StatusCode, Headers: res.Header,
-			Body:    providers.TruncateBody(raw, providers.MaxQuotedBody),
-			Message: providers.SummarizePage(res.StatusCode, raw) + "; the server did not answer with a response stream, check base_url",
-			Err:     err,
-		}
-	}
-	return resp, nil
 }
 
 // normalize assembles a complete response object.

@@ -60,7 +60,7 @@ func TestStreamFixtures(t *testing.T) {
 		{
 			name: "arguments cut by max_output_tokens", fixture: "truncated_function_call.sse",
 			calls: []providers.ToolCall{{ID: "call_Tr7x", Name: "write_file",
-				Arguments: `{"path":"notes.md","content":"# Notes\n\nFirst`, Extra: json.RawMessage(incompleteExtra)}},
+				Arguments: `{"path":"notes.md","content":"# Notes\n\nFirst`, Extra: json.RawMessage(providers.IncompleteExtra)}},
 			finish: "length", raw: "max_output_tokens", usage: providers.Usage{InputTokens: 300, OutputTokens: 16},
 			model: "gpt-4.1-2025-04-14", announced: []string{"write_file"},
 		},
@@ -271,7 +271,7 @@ func TestStreamVariants(t *testing.T) {
 				t.Errorf("content %q finish %q calls %+v, want %q %q %d", resp.Content, resp.FinishReason, resp.ToolCalls, tc.content, tc.finish, tc.calls)
 			}
 			for _, c := range resp.ToolCalls {
-				if tc.eof && string(c.Extra) != incompleteExtra {
+				if tc.eof && string(c.Extra) != providers.IncompleteExtra {
 					t.Errorf("call %+v of a cut stream not marked incomplete", c)
 				}
 			}
