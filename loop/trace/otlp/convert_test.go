@@ -18,8 +18,8 @@ import (
 	common "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
 )
 
 // diff is "" when the messages are equal, else both of them.
@@ -37,8 +37,12 @@ func sc(t, s byte, remote bool) oteltrace.SpanContext {
 	})
 }
 
-func str(s string) *common.AnyValue { return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: s}} }
-func i64(i int64) *common.AnyValue  { return &common.AnyValue{Value: &common.AnyValue_IntValue{IntValue: i}} }
+func str(s string) *common.AnyValue {
+	return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: s}}
+}
+func i64(i int64) *common.AnyValue {
+	return &common.AnyValue{Value: &common.AnyValue_IntValue{IntValue: i}}
+}
 func arr(vs ...*common.AnyValue) *common.AnyValue {
 	return &common.AnyValue{Value: &common.AnyValue_ArrayValue{ArrayValue: &common.ArrayValue{Values: vs}}}
 }
@@ -74,8 +78,8 @@ func TestEncodeRequestMapsEverySpanField(t *testing.T) {
 		},
 		Events: []sdktrace.Event{{Name: "retry_wait", Time: start.Add(time.Millisecond),
 			Attributes: []attribute.KeyValue{attribute.String("talaria.reason", "rate_limit")}, DroppedAttributeCount: 1}},
-		Links:  []sdktrace.Link{{SpanContext: sc(9, 9, false), Attributes: []attribute.KeyValue{attribute.Int("l", 1)}}},
-		Status: sdktrace.Status{Code: codes.Error, Description: "rate_limit"},
+		Links:             []sdktrace.Link{{SpanContext: sc(9, 9, false), Attributes: []attribute.KeyValue{attribute.Int("l", 1)}}},
+		Status:            sdktrace.Status{Code: codes.Error, Description: "rate_limit"},
 		DroppedAttributes: 2, DroppedEvents: 3, DroppedLinks: 4,
 		Resource: res, InstrumentationScope: scope,
 	}

@@ -5,8 +5,8 @@ package otlp
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
