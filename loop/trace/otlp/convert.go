@@ -27,14 +27,22 @@ const requestResourceSpans protowire.Number = 1
 // one ResourceSpans per resource and one ScopeSpans per instrumentation
 // scope within it, in the order the spans came.
 func encodeRequest(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
-	var out []byte
-	for _, rs := range resourceSpans(spans) {
-		b, err := proto.Marshal(rs)
-		if err != nil {
+	groups := resourceSpans(spans)
+	sizes := make([]int, len(groups))
+	total := 0
+	for i, rs := range groups {
+		sizes[i] = proto.Size(rs)
+		total += protowire.SizeTag(requestResourceSpans) + protowire.SizeBytes(sizes[i])
+	}
+	out := make([]byte, 0, total)
+	for i, rs := range groups {
+		out = protowire.AppendTag(out, requestResourceSpans, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(sizes[i]))
+		var err error
+		// Marshalled in place, with the size just computed.
+		if out, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(out, rs); err != nil {
 			return nil, err
 		}
-		out = protowire.AppendTag(out, requestResourceSpans, protowire.BytesType)
-		out = protowire.AppendBytes(out, b)
 	}
 	return out, nil
 }
