@@ -119,9 +119,9 @@ func (e *httpExporter) Shutdown(context.Context) error {
 	return nil
 }
 
-// clip keeps a collector's message to one short, valid line.
+// clip keeps a collector's message to one short line of valid UTF-8.
 func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 	if len(s) <= maxMessage {
 		return s
 	}

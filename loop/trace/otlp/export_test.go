@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -227,4 +228,21 @@ func BenchmarkExportSpansPerSpan(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
+}
+
+// FuzzCollectorAnswer: whatever a collector answers, reading it neither
+// panics nor lets more than one short, valid line into an error.
+func FuzzCollectorAnswer(f *testing.F) {
+	partial, _ := proto.Marshal(&collector.ExportTraceServiceResponse{PartialSuccess: &collector.ExportTracePartialSuccess{RejectedSpans: 3, ErrorMessage: "x"}})
+	f.Add(partial)
+	f.Add([]byte{0x12, 0x05, 'h', 'e', 'l', 'l', 'o'})
+	f.Add([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, pm := partialSuccess(b)
+		for _, s := range []string{clip(statusMessage(b)), clip(pm), clip(string(b))} {
+			if len(s) > maxMessage+len("…") || !utf8.ValidString(s) || strings.ContainsAny(s, "\r\n") {
+				t.Fatalf("clipped to %q", s)
+			}
+		}
+	})
 }
