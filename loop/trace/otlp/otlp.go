@@ -5,15 +5,16 @@ package otlp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
@@ -43,8 +44,11 @@ type ExporterOptions struct {
 	LogContent bool
 	// Version is talaria's version (service.version).
 	Version string
-	// HTTPClient, when set, carries the export (tests).
+	// HTTPClient, when set, carries the export (tests); the default has
+	// the export timeout and the environment's proxy.
 	HTTPClient *http.Client
+	// Getenv reads the OTEL_EXPORTER_OTLP_* settings; nil is os.Getenv.
+	Getenv func(string) string
 }
 
 // Exporter turns each finished turn's span log into OpenTelemetry spans
@@ -73,34 +77,48 @@ type quietExporter struct {
 // ExportSpans implements sdktrace.SpanExporter.
 func (q *quietExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if err := q.SpanExporter.ExportSpans(ctx, spans); err != nil {
+		n := len(spans)
+		if pe := (*partialError)(nil); errors.As(err, &pe) {
+			n = int(min(pe.rejected, int64(n)))
+		}
 		q.mu.Lock()
-		q.err, q.failed = err, q.failed+len(spans)
+		q.err, q.failed = err, q.failed+n
 		q.mu.Unlock()
 	}
 	return nil
 }
 
 // NewExporter starts the exporter (no connection is made until the first
-// batch goes out).
+// batch goes out). Besides the endpoint it honours the standard
+// OTEL_EXPORTER_OTLP_[TRACES_]HEADERS, _COMPRESSION, _CERTIFICATE,
+// _CLIENT_CERTIFICATE and _CLIENT_KEY; a malformed one is an error naming
+// it.
 func NewExporter(o ExporterOptions) (*Exporter, error) {
 	u := strings.TrimRight(o.Endpoint, "/")
 	if !strings.HasSuffix(u, "/v1/traces") {
 		u += "/v1/traces"
 	}
-	opts := []otlptracehttp.Option{
-		otlptracehttp.WithEndpointURL(u),
-		otlptracehttp.WithTimeout(exportTimeout),
-		// One try per batch: a retrying exporter would hold the flush at
-		// exit past its bound.
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
 	}
-	if o.HTTPClient != nil {
-		opts = append(opts, otlptracehttp.WithHTTPClient(o.HTTPClient))
-	}
-	exp, err := otlptracehttp.New(context.Background(), opts...)
+	env, err := readEnv(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
+	client := o.HTTPClient
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if env.tls != nil {
+			tr.TLSClientConfig = env.tls
+		}
+		client = &http.Client{Transport: tr, Timeout: exportTimeout}
+	}
+	version := o.Version
+	if version == "" {
+		version = "dev"
+	}
+	exp := &httpExporter{url: u, client: client, headers: env.headers, gzip: env.gzip, userAgent: "talaria/" + version}
 	res := resource.NewSchemaless(attribute.String("service.name", "talaria"), attribute.String("service.version", o.Version))
 	quiet := &quietExporter{SpanExporter: exp}
 	tp := sdktrace.NewTracerProvider(
