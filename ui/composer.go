@@ -57,7 +57,7 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		c.ed.update(msg)
 	case tea.PasteMsg:
-		c.ed.insert(msg.Content)
+		c.ed.insert(normalizeNewlines(msg.Content))
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func (c *composer) expanded() string {
 // for this input, numbered after the first ("[pasted 30 lines #2]"), and
 // pastes whose placeholder was deleted are forgotten.
 func (c *composer) insertPaste(text string) {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = normalizeNewlines(text)
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	v := c.ed.value() + "\n" + c.draft // a draft saved while browsing history keeps its pastes
 	kept := c.pastes[:0]
@@ -104,7 +104,18 @@ func (c *composer) insertPaste(text string) {
 
 // isLongPaste reports whether a paste is collapsed to a placeholder.
 func isLongPaste(s string) bool {
+	s = normalizeNewlines(s)
 	return len(s) > pasteMaxChars || strings.Count(strings.TrimRight(s, "\n"), "\n")+1 > pasteMaxLines
+}
+
+// normalizeNewlines turns CRLF and lone CR line endings into LF. tmux's
+// paste-buffer and many terminals send CR between pasted lines; without
+// this a 300-line paste would count (and reach the model) as one line.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // commit records sent text in the history and empties the input.

@@ -119,12 +119,34 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("approved write not on disk: %q %v", data, err)
 	}
 
+	// A multi-line paste through tmux (which sends CR between lines)
+	// keeps its lines: the placeholder counts them and the model gets LF.
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("log line %d", i))
+	}
+	if out, err := exec.Command("tmux", "set-buffer", "-b", s.name, strings.Join(lines, "\n")).CombinedOutput(); err != nil {
+		t.Fatalf("set-buffer: %v %s", err, out)
+	}
+	s.keys("-l", "explain: ")
+	if out, err := exec.Command("tmux", "paste-buffer", "-p", "-d", "-b", s.name, "-t", s.name).CombinedOutput(); err != nil {
+		t.Fatalf("paste-buffer: %v %s", err, out)
+	}
+	s.waitFor("[pasted 40 lines]")
+	srv.Push(pt.Text("Pasted lines seen."))
+	s.keys("Enter")
+	s.waitFor("Pasted lines seen.")
+	raw = srv.RawRequests()
+	if last := raw[len(raw)-1]; !strings.Contains(last, `log line 1\nlog line 2\n`) || strings.Contains(last, `\r`) {
+		t.Fatalf("the paste lost its line breaks:\n%s", last)
+	}
+
 	// Esc interrupts a turn whose model call hangs.
 	never := make(chan struct{})
 	defer close(never)
 	srv.Push(pt.Reply{Chunks: pt.TextChunks("never finished", "stop"), Hold: never})
 	s.typeLine("wait forever")
-	waitRequest(t, srv, 6)
+	waitRequest(t, srv, 7)
 	s.keys("Escape")
 	s.waitFor("interrupted")
 }
