@@ -40,7 +40,7 @@ func (md *markdown) render(text string, w int) []string {
 		md.byWidth[w] = r
 	}
 	md.bytes += len(text)
-	out, err := r.Render(text)
+	out, err := r.Render(expandFencedTabs(text))
 	if err != nil {
 		return wrapText(text, w)
 	}
