@@ -238,7 +238,7 @@ func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
 // reportErr shows a failed command.
 func (m *Model) reportErr(what string, err error) tea.Cmd {
 	if err != nil {
-		m.notice(noticeError, what+": "+err.Error())
+		m.notice(noticeError, what+": "+errText(err))
 	}
 	return nil
 }
@@ -263,7 +263,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 	m.tr.reset()
 	m.loadHistory(s.History)
 	if len(s.History) == 0 {
-		m.notice(noticeMuted, "new session "+shortID(s.ID))
+		m.notice(noticeMuted, "new session "+s.ID)
 	}
 	m.trDirty, m.chromeDirty = true, true
 	return cmd

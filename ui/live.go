@@ -222,6 +222,9 @@ func (m *Model) notice(kind noticeKind, text string) {
 // addUser adds a user message (or a delivered steer) to the transcript.
 func (m *Model) addUser(text string, steer bool) {
 	m.tr.push(&userItem{text: text, steer: steer})
+	if !steer {
+		m.noteTitle(text)
+	}
 	m.trDirty = true
 }
 

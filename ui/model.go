@@ -99,6 +99,8 @@ type sessionInfo struct {
 	turnUsage                providers.Usage // the running turn so far
 	ctxTokens                int             // context size of the last call
 	lastAnswer               string
+
+	title string // from the first user message
 }
 
 // uiState holds purely presentational switches.

@@ -129,7 +129,7 @@ func (m *Model) renderStatus() string {
 		right = append(right, st.StatusWarn.Render("mouse off"))
 	}
 	if m.ses.id != "" {
-		right = append(right, st.StatusBar.Render("session "+shortID(m.ses.id)))
+		right = append(right, st.StatusBar.Render(m.sessionLabel()))
 	}
 	sep := st.Faint.Render(" · ")
 	for {
@@ -152,12 +152,4 @@ func (m *Model) contextPercent() (int, bool) {
 		return 0, false
 	}
 	return min(100, m.ses.ctxTokens*100/m.opts.ContextLength), true
-}
-
-// shortID shortens a session id for the status line.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
