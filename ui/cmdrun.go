@@ -37,6 +37,10 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.steerOrQueue(name, args)
 	case "usage":
 		m.notice(noticeInfo, m.usageText())
+	case "status":
+		m.notice(noticeInfo, m.statusText())
+	case "init":
+		return m.initProject()
 	case "theme":
 		m.switchTheme(args)
 	case "copy":
@@ -44,7 +48,7 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 	case "new", "resume", "sessions", "model", "compress":
 		return m.external(name, args)
 	default:
-		m.notice(noticeWarn, fmt.Sprintf("unknown command /%s · /help lists the commands", name))
+		m.notice(noticeWarn, unknownCommandText(name))
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ func commandList() []command {
 		{"model", "[PROVIDER/]NAME", "switch the model"},
 		{"compress", "", "compress the context now"},
 		{"usage", "", "show token usage"},
+		{"status", "", "show the session, model, context and settings"},
+		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"copy", "", "copy the last answer to the clipboard"},
 		{"quit", "", "leave talaria"},
@@ -46,8 +48,8 @@ func parseCommand(text string) (name, args string, ok bool) {
 	}
 	head, rest, _ := strings.Cut(t[1:], " ")
 	head = strings.ToLower(head)
-	if head == "exit" {
-		head = "quit"
+	if to, ok := commandAliases()[head]; ok {
+		head = to
 	}
 	for _, c := range commandList() {
 		if c.name == head {
