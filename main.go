@@ -48,9 +48,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseFlags(argv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(stdout)
 			return 0
 		}
 		fmt.Fprintln(stderr, "talaria:", err)
+		fmt.Fprintln(stderr, "talaria --help lists the commands and flags")
 		return app.ExitUsage
 	}
 	if len(o.args) > 0 {
@@ -62,10 +64,21 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return tui(o, stderr)
 }
 
-func parseFlags(argv []string, stderr io.Writer) (*options, error) {
+func parseFlags(argv []string, _ io.Writer) (*options, error) {
 	o := &options{}
+	fs := defineFlags(o)
+	// run prints the one error line and --help the whole help, on stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	return checkFlags(o, fs.Args())
+}
+
+// defineFlags declares the command line into o.
+func defineFlags(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("talaria", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &o.flags
 	fs.StringVar(&f.ConfigPath, "config", "", "config file (default $TALARIA_HOME/config.yaml)")
 	fs.StringVar(&f.Home, "home", "", "talaria home directory (default $TALARIA_HOME or ~/.talaria)")
@@ -87,10 +100,13 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
-	if err := fs.Parse(argv); err != nil {
-		return nil, err
-	}
-	o.args = fs.Args()
+	return fs
+}
+
+// checkFlags rejects flag combinations that make no sense.
+func checkFlags(o *options, args []string) (*options, error) {
+	f := &o.flags
+	o.args = args
 	if (o.json || o.stdinCommands) && !o.promptSet {
 		return nil, fmt.Errorf("--json and --stdin-commands need -p PROMPT")
 	}
@@ -168,8 +184,11 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return sessions(o, rest, stdout, stderr)
 	case "export":
 		return export(o, rest, stdout, stderr)
+	case "help":
+		writeHelp(stdout)
+		return 0
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version, help; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 

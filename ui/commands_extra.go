@@ -128,3 +128,26 @@ func (m *Model) initProject() tea.Cmd {
 	}
 	return m.startTurn(initPrompt)
 }
+
+// CommandHelp lists the slash commands as (synopsis, description) pairs,
+// aliases last, for `talaria --help`.
+func CommandHelp() [][2]string {
+	var out [][2]string
+	for _, c := range commandList() {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		out = append(out, [2]string{name, c.desc})
+	}
+	aliases := commandAliases()
+	names := make([]string, 0, len(aliases))
+	for a := range aliases {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		out = append(out, [2]string{"/" + a, "same as /" + aliases[a]})
+	}
+	return out
+}
