@@ -99,6 +99,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		if class.AdaptiveBackoff {
 			maxRetries = max(maxRetries, providers.AdaptiveRetries)
 		}
+		if class.Reason == providers.ReasonConnectionRefused {
+			maxRetries = min(maxRetries, providers.ConnectionRefusedRetries)
+		}
 		// A usage limit whose reset the server stated, within the cap: wait
 		// for it rather than rotating or falling back.
 		waitReset := class.StructuredReset && honoured && !tooLong && class.Retryable && retries < maxRetries
@@ -120,7 +123,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return resp, final
 		}
 		retries++
-		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
+		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: retryMessage(class, err)})
 		if !providers.Sleep(t.ctx, delay) {
 			return nil, t.ctx.Err()
 		}

@@ -167,7 +167,7 @@ func (t *turn) explain() string {
 	case t.exit == ExitRetriesExhausted && isBilling(t.lastErr):
 		return "The provider refused the request for billing: the quota or credits are exhausted and no other key or fallback could take over. " + errText(t.lastErr)
 	case t.exit == ExitRetriesExhausted:
-		return "The provider kept failing: " + errText(t.lastErr)
+		return t.providerFailure()
 	case t.exit == ExitPartialStreamRecovery:
 		return "The stream broke after text arrived; the delivered text is the answer. Cause: " + errText(t.lastErr)
 	case t.exit == ExitEmptyResponseExhausted:
