@@ -343,6 +343,7 @@ func tui(o *options, stderr io.Writer) int {
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Provider, first.Model, first.ID, w.cur.Cwd
 		opts.History, opts.Notice = first.History, w.cur.Notice
 		opts.ContextLength = w.cur.Backend.ContextLength
+		opts.InputHistory = w.cur.InputHistory()
 		if o.demo {
 			opts.InitialPrompt = app.DemoPrompt
 			opts.MaxIterations = 8
@@ -506,6 +507,12 @@ func (w *tuiWiring) commands() ui.Commands {
 			}
 			s, err := w.switchTo(f)
 			return s.Provider, s.Model, err
+		},
+		SaveInput: func(text string) error {
+			if w.cur == nil {
+				return nil
+			}
+			return w.cur.SaveInput(text)
 		},
 	}
 }

@@ -27,6 +27,13 @@ type composer struct {
 	draft   string // the draft saved while browsing history
 	pastes  []paste
 	pasteN  int // long pastes so far; numbers their labels
+
+	unsaved []string          // history entries not yet handed to Commands.SaveInput
+	search  histSearch        // Ctrl+R reverse search, when active
+	attach  map[string]string // @path → file text, read when the completion was taken
+
+	sentAttach map[string]string // the attachments of the input just sent
+	files      fileList          // the working directory, for @path
 }
 
 // paste is a long paste shown as its label and sent as its text.
@@ -120,16 +127,34 @@ func normalizeNewlines(s string) string {
 
 // commit records sent text in the history and empties the input.
 func (c *composer) commit(text string) {
-	if n := len(c.history); n == 0 || c.history[n-1] != text {
-		c.history = append(c.history, text)
+	c.remember(text)
+	c.clear()
+}
+
+// discard empties the input (Esc, Ctrl+C) but keeps a non-blank draft in
+// the history, so Up brings it back.
+func (c *composer) discard() {
+	if text := c.expanded(); strings.TrimSpace(text) != "" {
+		c.remember(text)
 	}
 	c.clear()
+	c.sentAttach = nil
+}
+
+// remember appends text to the history unless it repeats the newest
+// entry, and marks it for saving.
+func (c *composer) remember(text string) {
+	if n := len(c.history); n == 0 || c.history[n-1] != text {
+		c.history = append(c.history, text)
+		c.unsaved = append(c.unsaved, text)
+	}
 }
 
 // clear empties the input and forgets pastes and history browsing.
 func (c *composer) clear() {
 	c.ed.setValue("")
 	c.pastes, c.pasteN = nil, 0
+	c.sentAttach, c.attach = c.attach, nil
 	c.histIdx = len(c.history)
 	c.draft = ""
 }

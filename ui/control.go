@@ -105,7 +105,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.ui.now = m.turn.started
 	m.beginLive()
 	m.chromeDirty = true
-	return tea.Batch(runTurn(m.ctx, m.agent, m.turn.seq, text), m.ensureTicking())
+	return tea.Batch(runTurn(m.ctx, m.agent, m.turn.seq, m.comp.withAttachments(text)), m.ensureTicking())
 }
 
 // runTurn calls Agent.Run in the command goroutine. The agent still
@@ -222,7 +222,7 @@ func (m *Model) handleCtrlC() tea.Cmd {
 	if m.turn.busy {
 		return tea.Batch(m.interrupt(), m.setHint("interrupting · ctrl+c again to quit", quitWindow))
 	}
-	m.comp.clear()
+	m.comp.discard()
 	m.chromeDirty = true
 	return m.setHint("ctrl+c again to quit", quitWindow)
 }
@@ -236,7 +236,7 @@ func (m *Model) handleEsc() tea.Cmd {
 	case m.turn.busy:
 		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
 	default:
-		m.comp.clear()
+		m.comp.discard()
 	}
 	m.chromeDirty = true
 	return nil

@@ -128,7 +128,7 @@ func New(opts Options) *Model {
 		opts: opts, agent: opts.Agent, events: opts.Events,
 		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
 		tr:   newTranscript(),
-		comp: newComposer(),
+		comp: newComposerWith(opts.InputHistory),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}

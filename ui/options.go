@@ -82,6 +82,9 @@ type Options struct {
 	ContextLength int
 	// History is a resumed session's messages, shown before new turns.
 	History []providers.Message
+	// InputHistory is the project's saved composer history, oldest
+	// first: Up and Ctrl+R reach it from the first frame.
+	InputHistory []string
 
 	// Dialogs brings tool approvals and clarify questions to the screen;
 	// give its Approve to tools.NewApprover and its Ask to tools.Env.Ask.
@@ -134,6 +137,10 @@ type Commands struct {
 	// Compress compresses the context now (/compress). Progress arrives as
 	// compression events.
 	Compress func(ctx context.Context) error
+	// SaveInput keeps one composer input (sent, or a draft cleared with
+	// Esc or Ctrl+C) in the project's history across restarts. Nil: the
+	// history lasts as long as the screen.
+	SaveInput func(text string) error
 }
 
 // Session is what /new and /resume switch the screen to.
