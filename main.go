@@ -23,6 +23,7 @@ import (
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/themes"
+	"talaria/tools"
 	"talaria/ui"
 )
 
@@ -415,6 +416,11 @@ func (s *switchAgent) Steer(text string) { s.get().Steer(text) }
 
 // Interrupt implements ui.Agent.
 func (s *switchAgent) Interrupt() { s.get().Interrupt() }
+
+// Shell runs the TUI's !cmd on the current session.
+func (s *switchAgent) Shell(ctx context.Context, command string) (tools.Result, error) {
+	return s.get().Shell(ctx, command)
+}
 
 // open starts the first session (or the tour).
 func (w *tuiWiring) open(demo bool) (ui.Session, error) {

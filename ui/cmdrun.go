@@ -41,6 +41,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		m.notice(noticeInfo, m.statusText())
 	case "init":
 		return m.initProject()
+	case "!":
+		return m.runShell(args)
 	case "theme":
 		m.switchTheme(args)
 	case "copy":

@@ -43,6 +43,9 @@ func commandList() []command {
 // "/usr/bin is missing" is a message, not a command.
 func parseCommand(text string) (name, args string, ok bool) {
 	t := strings.TrimSpace(text)
+	if cmd, ok := strings.CutPrefix(t, "!"); ok && strings.TrimSpace(cmd) != "" {
+		return "!", strings.TrimSpace(cmd), true // !cmd: a shell command
+	}
 	if !strings.HasPrefix(t, "/") {
 		return "", "", false
 	}

@@ -207,13 +207,17 @@ func readAttachment(path string) (string, error) {
 	return text, nil
 }
 
-// withAttachments appends, to text being sent, the files its @paths
-// name that were attached through the completion (the last input's,
+// withAttachments adds to text being sent the output of the !commands
+// run since the last message (before it) and the files its @paths name
+// that were attached through the completion (after it; the last input's,
 // handed over when the composer was emptied). The screen shows text as
-// typed; the model gets the files too, as Claude Code's @ does.
+// typed; the model gets the rest too, as Claude Code's ! and @ do.
 func (c *composer) withAttachments(text string) string {
-	att := c.sentAttach
-	c.sentAttach = nil
+	att, shell := c.sentAttach, c.shellOut
+	c.sentAttach, c.shellOut = nil, nil
+	if len(shell) > 0 {
+		text = "Output of the commands I ran:\n" + strings.Join(shell, "\n") + "\n\n" + text
+	}
 	if len(att) == 0 {
 		return text
 	}

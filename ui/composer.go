@@ -33,6 +33,7 @@ type composer struct {
 	attach  map[string]string // @path → file text, read when the completion was taken
 
 	sentAttach map[string]string // the attachments of the input just sent
+	shellOut   []string          // !cmd outputs for the next message
 	files      fileList          // the working directory, for @path
 }
 
