@@ -43,16 +43,25 @@ type paste struct {
 	text  string
 }
 
+// placeholder is the empty composer's hint.
+const placeholder = "Ask anything · / for commands · shift+enter or ctrl+j for a newline"
+
 // newComposer builds an empty composer.
 func newComposer() composer {
 	ed := newEditor(composerMaxRows)
-	ed.placeholder = "Ask anything · / for commands · shift+enter or ctrl+j for a newline"
+	ed.placeholder = placeholder
 	return composer{ed: ed}
 }
 
-// setStyles colours the editor from the theme.
-func (c *composer) setStyles(st themes.Styles, _ bool) {
+// setStyles colours the editor from the theme. Without colours the hint
+// would read as typed text, so it gets a leading "› " and faint type.
+func (c *composer) setStyles(st themes.Styles, noColor bool) {
 	c.ed.text, c.ed.hint = st.Text, st.Placeholder
+	c.ed.placeholder = placeholder
+	if noColor {
+		c.ed.placeholder = "› " + placeholder
+		c.ed.hint = st.Placeholder.Faint(true)
+	}
 }
 
 // setWidth fits the editor inside the composer box (border and padding

@@ -267,7 +267,7 @@ func (m *Model) applyTheme() {
 	m.look.st = t.Styles()
 	m.look.md = newMarkdown(t.Glamour())
 	m.look.gen++
-	m.comp.setStyles(m.look.st, t.Dark)
+	m.comp.setStyles(m.look.st, m.look.noColor)
 	m.trDirty, m.chromeDirty = true, true
 }
 
