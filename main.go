@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"talaria/persist"
 	"talaria/themes"
 	"talaria/tools"
+	"talaria/tools/sandbox"
 	"talaria/ui"
 )
 
@@ -42,6 +42,14 @@ type options struct {
 }
 
 func main() {
+	if file := os.Getenv(tools.WatchdogEnv); file != "" {
+		// The watchdog of a talaria process (see tools.Reaper).
+		os.Exit(tools.RunWatchdog(file, os.Stdin))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// Started by the sandbox to restrict itself and run a command.
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -89,17 +97,19 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.IntVar(&f.Overrides.MaxIterations, "max-iterations", 0, "iteration budget per turn (default agent.max_iterations, 90)")
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory (default the current directory)")
 	fs.BoolVar(&f.Overrides.Yolo, "yolo", false, "approve every tool call without asking")
+	fs.StringVar(&f.Overrides.Sandbox, "sandbox", "", "run commands in an OS sandbox: off | read-only | workspace-write (default sandbox.mode)")
 	fs.StringVar(&f.Overrides.Theme, "theme", "", "TUI theme")
 	fs.BoolVar(&f.Continue, "c", false, "continue the most recent session of this directory")
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
 	fs.StringVar(&f.Resume, "r", "", "resume session ID (a unique prefix or the title is enough)")
 	fs.StringVar(&f.Resume, "resume", "", "same as -r")
+	fs.BoolVar(&f.Wait, "wait", false, "with -c/-r: wait while another talaria process runs the session, instead of refusing")
 	fs.Func("p", "run one turn headless with PROMPT (- reads it from stdin)", func(s string) error {
 		o.prompt, o.promptSet = s, true
 		return nil
 	})
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
-	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT lines from stdin")
+	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	return fs
 }
@@ -115,15 +125,23 @@ func checkFlags(o *options, args []string) (*options, error) {
 		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
 	}
 	f.Headless = o.promptSet
+	if exe, err := os.Executable(); err == nil {
+		f.Watchdog = []string{exe}
+	}
 	return o, nil
 }
 
 func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = app.SafeWriter(stderr) // progress and errors carry model and provider text
 	prompt := o.prompt
 	if prompt == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := io.ReadAll(io.LimitReader(stdin, loop.MaxPromptBytes+1))
 		if err != nil {
 			fmt.Fprintln(stderr, "talaria: reading the prompt from stdin:", err)
+			return app.ExitUsage
+		}
+		if len(data) > loop.MaxPromptBytes {
+			fmt.Fprintln(stderr, "talaria: -p -:", &loop.PromptTooLargeError{})
 			return app.ExitUsage
 		}
 		prompt = string(data)
@@ -185,11 +203,15 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return sessions(o, rest, stdout, stderr)
 	case "export":
 		return export(o, rest, stdout, stderr)
+	case "checkpoints":
+		return checkpointsCmd(o, rest, stdout, stderr)
+	case "rewind":
+		return rewindCmd(o, rest, stdout, stderr)
 	case "help":
 		writeHelp(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, version, help; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, version, help; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
@@ -216,6 +238,9 @@ func sessions(o *options, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	if busy, err := app.BusySessions(st); err == nil {
+		persist.MarkBusy(list, busy)
 	}
 	if *asJSON || o.json {
 		err = persist.WriteSessionsJSON(stdout, list)
@@ -309,11 +334,7 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria: export:", err)
 		return app.ExitUsage
 	}
-	msgs, err := st.Messages(sess.ID)
-	if err == nil {
-		err = persist.WriteExport(stdout, msgs)
-	}
-	if err != nil {
+	if err := st.ExportSession(stdout, sess.ID); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
@@ -333,18 +354,26 @@ func tui(o *options, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dialogs := ui.NewDialogs()
-	w := &tuiWiring{flags: o.flags, ctx: ctx}
-	w.flags.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
-	first, err := w.open(o.demo)
-	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, MaxIterations: cfg.Agent.MaxIterations,
-		Commands: w.commands(), Dialogs: dialogs}
+	f := o.flags
+	f.UI = app.Interactive{Approve: dialogs.Approve, Ask: dialogs.Ask}
+	events, sink := ui.EventChannel(ctx, 0)
+	w := app.NewSwitcher(ctx, f, sink)
+	var first *app.Session
+	if o.demo {
+		first, err = w.OpenDemo()
+	} else {
+		first, err = w.Open()
+	}
+	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
+		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
+		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
+	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:
-		opts.Agent, opts.Events = first.Agent, first.Events
-		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Provider, first.Model, first.ID, w.cur.Cwd
-		opts.History, opts.Notice = first.History, w.cur.Notice
-		opts.ContextLength = w.cur.Backend.ContextLength
-		opts.InputHistory = w.cur.InputHistory()
+		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
+		opts.History, opts.Notice = first.Agent.History(), first.Notice
+		opts.ContextLength = first.Backend.ContextLength
+		opts.InputHistory = first.InputHistory()
 		if o.demo {
 			opts.InitialPrompt = app.DemoPrompt
 			opts.MaxIterations = 8
@@ -356,125 +385,54 @@ func tui(o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage
 	}
-	defer func() {
-		// Quitting interrupts a running turn; let its epilogue save the
-		// step in flight before the session closes (a bounded wait).
-		if a := w.agent.get(); a != nil {
-			for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-		if w.cur != nil {
-			w.cur.Close()
-		}
-	}()
-	if err := ui.Run(ctx, opts); err != nil {
+	err = ui.Run(ctx, opts)
+	// Nobody drains the events any more: the sink drops them from here on,
+	// while quitting interrupts a running turn and waits (bounded) for its
+	// epilogue to save the step in flight before the session closes.
+	cancel()
+	w.Close()
+	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
 	return 0
 }
 
-// tuiWiring opens sessions for the screen and answers its slash commands.
-// The screen holds one agent, a switcher, so /model can move the session
-// to another backend without the screen noticing.
-type tuiWiring struct {
-	flags app.Flags
-	ctx   context.Context
-	sink  loop.Sink
-	ev    <-chan loop.Event
-	agent switchAgent
-	cur   *app.Session
+// screenSession is what the screen shows of a session it switched to.
+func screenSession(s *app.Session) ui.Session {
+	return ui.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
 }
 
-// switchAgent forwards to the agent of the current session.
-type switchAgent struct {
-	mu sync.Mutex
-	a  *loop.Agent
-}
-
-func (s *switchAgent) get() *loop.Agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.a
-}
-
-func (s *switchAgent) set(a *loop.Agent) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.a = a
-}
-
-// Run implements ui.Agent.
-func (s *switchAgent) Run(ctx context.Context, input string) error {
-	_, err := s.get().Run(ctx, input)
-	return err
-}
-
-// Steer implements ui.Agent.
-func (s *switchAgent) Steer(text string) { s.get().Steer(text) }
-
-// Interrupt implements ui.Agent.
-func (s *switchAgent) Interrupt() { s.get().Interrupt() }
-
-// Shell runs the TUI's !cmd on the current session.
-func (s *switchAgent) Shell(ctx context.Context, command string) (tools.Result, error) {
-	return s.get().Shell(ctx, command)
-}
-
-// open starts the first session (or the tour).
-func (w *tuiWiring) open(demo bool) (ui.Session, error) {
-	w.ev, w.sink = ui.EventChannel(w.ctx, 0)
-	if demo {
-		s, err := app.OpenDemo(w.flags, w.sink)
-		if err != nil {
-			return ui.Session{}, err
+// tuiCommands answers the screen's slash commands through the switcher,
+// the one owner of the current session.
+func tuiCommands(w *app.Switcher) ui.Commands {
+	store := func() (*persist.Store, error) {
+		if s := w.Current(); s != nil && s.Store != nil {
+			return s.Store, nil
 		}
-		return w.adopt(s), nil
+		return nil, fmt.Errorf("no session store in this mode")
 	}
-	return w.switchTo(w.flags)
-}
-
-// switchTo opens a session with flags f and makes it current. It refuses
-// while the current session runs a turn.
-func (w *tuiWiring) switchTo(f app.Flags) (ui.Session, error) {
-	if a := w.agent.get(); a != nil && a.Busy() {
-		return ui.Session{}, fmt.Errorf("a turn is running: /stop it first")
-	}
-	s, err := app.Open(w.ctx, f, w.sink)
-	if err != nil {
-		return ui.Session{}, err
-	}
-	return w.adopt(s), nil
-}
-
-func (w *tuiWiring) adopt(s *app.Session) ui.Session {
-	if w.cur != nil {
-		w.cur.Close()
-	}
-	w.cur = s
-	w.agent.set(s.Agent)
-	s.Agent.EmitSessionStarted(s.Cwd, s.Resumed)
-	return ui.Session{Agent: &w.agent, Events: w.ev, ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
-}
-
-func (w *tuiWiring) commands() ui.Commands {
 	return ui.Commands{
 		New: func(context.Context) (ui.Session, error) {
-			f := w.flags
-			f.Continue, f.Resume = false, ""
-			return w.switchTo(f)
+			s, err := w.New()
+			if err != nil {
+				return ui.Session{}, err
+			}
+			return screenSession(s), nil
 		},
 		Resume: func(_ context.Context, id string) (ui.Session, error) {
-			f := w.flags
-			f.Resume, f.Continue = id, id == ""
-			return w.switchTo(f)
+			s, err := w.Resume(id)
+			if err != nil {
+				return ui.Session{}, err
+			}
+			return screenSession(s), nil
 		},
 		Sessions: func(context.Context) ([]ui.SessionInfo, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return nil, fmt.Errorf("no session store in this mode")
+			st, err := store()
+			if err != nil {
+				return nil, err
 			}
-			list, err := w.cur.Store.ListSessions()
+			list, err := st.ListSessions()
 			out := make([]ui.SessionInfo, len(list))
 			for i, s := range list {
 				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.MessageCount}
@@ -482,14 +440,15 @@ func (w *tuiWiring) commands() ui.Commands {
 			return out, err
 		},
 		Search: func(ctx context.Context, query string) ([]ui.SessionInfo, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return nil, fmt.Errorf("no session store in this mode")
+			st, err := store()
+			if err != nil {
+				return nil, err
 			}
 			// The picker searches as you type: the last word is a prefix.
 			if r, _ := utf8.DecodeLastRuneInString(query); unicode.IsLetter(r) || unicode.IsDigit(r) {
 				query += "*"
 			}
-			hits, err := w.cur.Store.SearchSessions(ctx, query, 30, "")
+			hits, err := st.SearchSessions(ctx, query, 30, "")
 			out := make([]ui.SessionInfo, 0, len(hits))
 			for _, h := range hits {
 				out = append(out, ui.SessionInfo{ID: h.SessionID, Title: h.Title, Updated: h.When, Snippet: h.Snippet})
@@ -499,26 +458,17 @@ func (w *tuiWiring) commands() ui.Commands {
 		Compress: func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 			defer cancel()
-			return w.agent.get().Compress(ctx, "")
+			return w.Compress(ctx, "")
 		},
-		Model: func(_ context.Context, spec string) (string, string, error) {
-			if w.cur == nil || w.cur.Store == nil {
-				return "", "", fmt.Errorf("no session to switch")
-			}
-			f := w.flags
-			f.Resume, f.Continue = w.cur.Record.ID, false
-			f.Overrides.Model = spec
-			if p, name, ok := strings.Cut(spec, "/"); ok && slices.Contains(config.Providers(), p) {
-				f.Overrides.Provider, f.Overrides.Model = p, name
-			}
-			s, err := w.switchTo(f)
-			return s.Provider, s.Model, err
+		Model: func(ctx context.Context, spec string) (string, string, error) {
+			b, err := w.SetModel(ctx, spec)
+			return b.Provider, b.Model, err
 		},
 		SaveInput: func(text string) error {
-			if w.cur == nil {
-				return nil
+			if s := w.Current(); s != nil {
+				return s.SaveInput(text)
 			}
-			return w.cur.SaveInput(text)
+			return nil
 		},
 	}
 }

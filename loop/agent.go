@@ -53,6 +53,11 @@ type Options struct {
 	// Guardrails configures the tool-loop guardrail; the zero value means
 	// tools.DefaultGuardrailConfig().
 	Guardrails *tools.GuardrailConfig
+
+	// MaxResponseBytes caps the text, reasoning and tool arguments of one
+	// response (agent.max_response_bytes); 0 means no cap.
+	MaxResponseBytes int
+
 	// Approve, when set, is asked before each tool call; a denial's result
 	// goes to the model instead of running the tool.
 	Approve func(ctx context.Context, tool, args string) (bool, tools.Result)
@@ -63,10 +68,18 @@ type Options struct {
 	// BeforeTurn, when set, runs in the prologue of every turn (e.g. to
 	// reconnect MCP servers that died).
 	BeforeTurn func(ctx context.Context)
+	// TurnSystemPrompt, when set, is asked after BeforeTurn; a non-empty
+	// answer is the system prompt of the turn instead of SystemPrompt
+	// (e.g. the prompt completed once with MCP server instructions).
+	TurnSystemPrompt func() string
 	// AfterTurn, when set, runs at the end of every turn's epilogue, as an
 	// isolated cleanup step (e.g. to save the todo list); its error becomes
 	// a cleanup error.
 	AfterTurn func(Result) error
+	// Checkpoint, when set, records the working tree before each tool batch
+	// that may change files and returns the checkpoint's id ("" when none
+	// was taken). A failure is a cleanup error; the batch runs anyway.
+	Checkpoint func(ctx context.Context, turn, iteration int) (string, error)
 	// Log receives the diagnostic line written at every turn end.
 	Log func(line string)
 	// Now is the clock; nil means time.Now.
@@ -82,13 +95,17 @@ type Agent struct {
 	ctxs   contextState // touched only by the running turn or Compress
 
 	// est is the incremental token estimate (estimate_cache.go).
-	est estimateCache
+	est   estimateCache
+	calls tools.CallCancels // the running batch's calls, for CancelCall
 
 	mu  sync.Mutex
 	cur *turn // the running turn, nil when idle
+	// idle is closed when no turn runs; a turn replaces it (see Wait).
+	idle chan struct{}
 	// compressing holds the session while /compress runs between turns.
 	compressing bool
-	steer       []string
+	steer       []pendingSteer
+	steerSeq    int // the id of the last steer
 	queue       []string
 	turns       int
 	history     []providers.Message
@@ -118,7 +135,9 @@ func New(opts Options) *Agent {
 		guard:   tools.NewGuardrails(guardConfig(opts.Guardrails)),
 		turns:   opts.Turns,
 		history: append([]providers.Message(nil), opts.History...),
+		idle:    make(chan struct{}),
 	}
+	close(a.idle)
 	a.ctxs.enabled, a.ctxs.pct = opts.Compression, opts.CompressionThreshold
 	return a
 }
@@ -133,13 +152,35 @@ func guardConfig(c *tools.GuardrailConfig) tools.GuardrailConfig {
 // SessionID returns the session's id.
 func (a *Agent) SessionID() string { return a.opts.SessionID }
 
-// Run runs one turn for input and blocks until it ends. It returns ErrBusy
-// when a turn is already running; every other outcome is in the Result.
+// Start starts one turn for input in a goroutine the agent owns and
+// returns at once. It returns ErrBusy when a turn is already running (or
+// /compress holds the session); otherwise the turn's outcome arrives only
+// as events, ending with turn.finished. ctx bounds the turn.
+func (a *Agent) Start(ctx context.Context, input string) error {
+	t, err := a.begin(ctx)
+	if err != nil {
+		return err
+	}
+	go a.runTurn(t, input)
+	return nil
+}
+
+// Run runs one turn for input and blocks until it ends: headless runs,
+// subagents and tests. It returns ErrBusy when a turn is already running;
+// every other outcome is in the Result, which equals turn.finished.
 func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
+	if err := checkPrompt(input); err != nil {
+		return Result{}, err
+	}
 	t, err := a.begin(ctx)
 	if err != nil {
 		return Result{}, err
 	}
+	return a.runTurn(t, input), nil
+}
+
+// runTurn runs a begun turn to its end and announces it.
+func (a *Agent) runTurn(t *turn, input string) Result {
 	res := t.run(input)
 	// The agent is idle before turn.finished goes out, so a consumer may
 	// start the next turn as soon as it sees the event; a steer that came
@@ -147,7 +188,65 @@ func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
 	// between the turn and the next.
 	res.PendingSteer = a.finish(t)
 	t.emit(finished(res))
-	return res, nil
+	return res
+}
+
+// Wait blocks until no turn runs on the agent, or ctx ends.
+func (a *Agent) Wait(ctx context.Context) error {
+	a.mu.Lock()
+	idle := a.idle
+	a.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// BackendChange is what /model changes on a running agent: the backend chain
+// and how transports for it are built. History, tools, background
+// processes and MCP connections stay as they are.
+type BackendChange struct {
+	Chain *providers.FallbackChain
+	// NewTransport builds transports for Chain; nil keeps the agent's.
+	NewTransport func(b providers.Backend, key string) (Transport, error)
+	// Transport, when set, serves Chain's primary (tests).
+	Transport Transport
+	Provider  string
+	Model     string
+	MaxTokens int
+}
+
+// SetBackend moves the session to another backend in place. The system
+// prompt's closing Model:/Provider: lines are rewritten to match (see
+// [Agent.SystemPrompt] to save it). It returns ErrBusy while a turn or
+// /compress runs.
+func (a *Agent) SetBackend(b BackendChange) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur != nil || a.compressing {
+		return ErrBusy
+	}
+	// Fields are set one by one: a turn that just finished may still be
+	// reading the agent's other options while it emits turn.finished.
+	if b.NewTransport != nil {
+		a.opts.NewTransport = b.NewTransport
+	}
+	a.opts.Transport, a.opts.Chain = b.Transport, b.Chain
+	a.opts.Provider, a.opts.Model, a.opts.MaxTokens = b.Provider, b.Model, b.MaxTokens
+	if a.opts.SystemPrompt != "" {
+		a.opts.SystemPrompt = providers.RewriteRuntimeLines(a.opts.SystemPrompt, b.Provider, b.Model)
+	}
+	a.route = newRouter(a.opts)
+	return nil
+}
+
+// SystemPrompt returns the session's system prompt as the next turn sends it.
+func (a *Agent) SystemPrompt() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.opts.SystemPrompt
 }
 
 func (a *Agent) begin(ctx context.Context) (*turn, error) {
@@ -159,6 +258,7 @@ func (a *Agent) begin(ctx context.Context) (*turn, error) {
 	a.turns++
 	t := newTurn(a, ctx, a.turns)
 	a.cur = t
+	a.idle = make(chan struct{})
 	return t, nil
 }
 
@@ -167,8 +267,8 @@ func (a *Agent) finish(t *turn) (pendingSteer string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cur = nil
-	pendingSteer = strings.Join(a.steer, "\n")
-	a.steer = nil
+	close(a.idle)
+	pendingSteer, _ = a.drainSteers()
 	return pendingSteer
 }
 
@@ -192,28 +292,32 @@ func (a *Agent) Busy() bool {
 }
 
 // Steer queues text to inject into the running turn before its next model
-// call. Safe from any goroutine. When idle the text waits for the next turn.
-func (a *Agent) Steer(text string) {
+// call and returns the steer's id, which steer.queued and steer.delivered
+// carry (0 when text is blank). Safe from any goroutine. When idle the
+// text waits for the next turn.
+func (a *Agent) Steer(text string) int {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return
+		return 0
 	}
 	a.mu.Lock()
-	a.steer = append(a.steer, text)
+	a.steerSeq++
+	id := a.steerSeq
+	a.steer = append(a.steer, pendingSteer{id: id, text: text})
 	t := a.cur
 	a.mu.Unlock()
 	if t != nil {
-		t.emit(&SteerQueued{Text: text})
+		t.emit(&SteerQueued{ID: id, Text: text})
 	}
+	return id
 }
 
-// takeSteer drains the pending steer text, joined with newlines.
-func (a *Agent) takeSteer() string {
+// takeSteer drains the pending steers: their texts joined with newlines,
+// and their ids.
+func (a *Agent) takeSteer() (string, []int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := strings.Join(a.steer, "\n")
-	a.steer = nil
-	return s
+	return a.drainSteers()
 }
 
 // Queue adds text to run as a turn of its own after the current one.

@@ -150,7 +150,7 @@ func billingMessage(ce *callError) string {
 // content policy after the one fallback of the turn: the text that came
 // before the filter is kept as the answer.
 func (t *turn) contentFiltered(msg providers.Message) bool {
-	t.exit = ExitContentPolicyBlocked
+	t.exit = ExitContentPolicyBlocked.Exit()
 	t.final = "The provider stopped the reply under its content policy."
 	if strings.TrimSpace(msg.Content) != "" {
 		t.append(msg)

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -66,7 +67,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if t.stopped() {
+		if _, big := err.(*responseTooLarge); big || t.stopped() {
 			return resp, err
 		}
 		t.lastErr = err
@@ -219,7 +220,11 @@ func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Resp
 			resp, err = nil, &localError{msg: fmt.Sprint(p)}
 		}
 	}()
-	return tr.Stream(t.ctx, req, t.onDelta)
+	ctx, cancel := context.WithCancel(t.ctx)
+	defer cancel()
+	t.size = &sizeGuard{limit: t.a.opts.MaxResponseBytes, cancel: cancel}
+	resp, err = tr.Stream(ctx, req, t.onDelta)
+	return resp, t.size.check(resp, err)
 }
 
 // midStream reports an error that arrived after the stream had started.
@@ -236,6 +241,7 @@ func neverSent(err error) bool {
 
 // onDelta forwards streamed fragments as events.
 func (t *turn) onDelta(d providers.Delta) {
+	t.size.add(d)
 	switch d.Kind {
 	case providers.DeltaText:
 		t.emit(&MessageDelta{Text: d.Text})
@@ -247,13 +253,17 @@ func (t *turn) onDelta(d providers.Delta) {
 // callFailed ends the loop after a call that could not be completed.
 func (t *turn) callFailed(resp *providers.Response, err error) {
 	if t.stopped() {
-		t.exit = ExitInterruptedDuringAPI
+		t.exit = ExitInterruptedDuringAPI.Exit()
 		return
 	}
 	t.lastErr = err
+	if _, big := err.(*responseTooLarge); big {
+		t.responseTooLargeExit(resp)
+		return
+	}
 	var ce *callError
 	if errors.As(err, &ce) && ce.class.Reason == providers.ReasonContentPolicyBlocked {
-		t.exit = ExitContentPolicyBlocked
+		t.exit = ExitContentPolicyBlocked.Exit()
 		t.final = "The provider blocked this request under its content policy: " + firstLine(ce.err.Error())
 		return
 	}
@@ -266,7 +276,7 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 		msg.ToolCalls, msg.FinishReason = nil, providers.FinishError
 		t.append(msg)
 		t.final = msg.Content
-		t.exit = ExitPartialStreamRecovery
+		t.exit = ExitPartialStreamRecovery.Exit()
 		return
 	}
 	if neverSent(err) {
@@ -276,7 +286,7 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 	if ce != nil && ce.class.Reason == providers.ReasonBilling {
 		t.final = billingMessage(ce)
 	}
-	t.exit = ExitRetriesExhausted
+	t.exit = ExitRetriesExhausted.Exit()
 	if max := t.a.opts.MaxIterations; max > 1 && t.apiCalls >= max-1 {
 		reason := "unknown"
 		if errors.As(err, &ce) {

@@ -33,7 +33,7 @@ func TestInterruptBeforeToolBatchSkipsEveryCall(t *testing.T) {
 		pt.Call{ID: "b", Name: "read_file", Args: `{"path":"x"}`},
 	))
 	res := f.run(t, "go")
-	if res.ExitReason != ExitInterruptedByUser {
+	if res.ExitReason.Kind != ExitInterruptedByUser {
 		t.Fatalf("result: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(f.dir, "never.txt")); err == nil {
@@ -55,7 +55,7 @@ func TestInterruptAtLoopTop(t *testing.T) {
 	interruptOn(f, TypeToolCompleted)
 	f.srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"q"}`}))
 	res := f.run(t, "go")
-	if res.ExitReason != ExitInterruptedByUser || len(f.srv.Requests()) != 1 {
+	if res.ExitReason.Kind != ExitInterruptedByUser || len(f.srv.Requests()) != 1 {
 		t.Fatalf("result: %+v, %d requests", res, len(f.srv.Requests()))
 	}
 	h := f.agent.History()
@@ -127,7 +127,7 @@ func TestLateSteerComesBackAsPending(t *testing.T) {
 	if res.PendingSteer != "arrived during the epilogue" {
 		t.Fatalf("late steer lost: %+v", res)
 	}
-	if f.agent.takeSteer() != "" {
+	if s, _ := f.agent.takeSteer(); s != "" {
 		t.Fatal("the late steer also stayed queued for the next turn")
 	}
 }

@@ -164,7 +164,7 @@ func (t *turn) contextOverflowed(err error) bool {
 	if !errors.As(err, &ce) || !ce.class.ShouldCompress {
 		return false
 	}
-	t.exit = ExitContextOverflow
+	t.exit = ExitContextOverflow.Exit()
 	t.final = "The conversation no longer fits the model's context window (" + t.windowText() + "), even after compression. " +
 		"Run /compress (optionally with a focus) to summarise it harder, or /new to start a fresh session."
 	return true

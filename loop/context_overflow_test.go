@@ -66,7 +66,7 @@ func TestOverflowThatCannotFitEndsWithContextOverflow(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.Tools = tools.NewRegistry() })
 	f.srv.Push(pt.Error(400, fmt.Sprintf(overflow4000, 9000), nil))
 	res := f.run(t, strings.Repeat("a very long pasted log line ", 1200))
-	if res.ExitReason != ExitContextOverflow || res.Completed {
+	if res.ExitReason.Kind != ExitContextOverflow || res.Completed {
 		t.Fatalf("result: %+v", res)
 	}
 	if n := len(f.srv.Requests()); n != 1 {
@@ -90,7 +90,7 @@ func TestOverflowRetriesAtMostThreeTimesPerTurn(t *testing.T) {
 		f.srv.Push(pt.Error(400, fmt.Sprintf(overflow4000, 4100), nil))
 	}
 	res := f.run(t, "one more question")
-	if res.ExitReason != ExitContextOverflow {
+	if res.ExitReason.Kind != ExitContextOverflow {
 		t.Fatalf("result: %+v", res)
 	}
 	if r := ofType[*BudgetRefunded](f.rec); len(r) > maxOverflowRetries {

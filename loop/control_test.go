@@ -17,7 +17,7 @@ func TestInterruptDuringAPICall(t *testing.T) {
 	<-f.srv.Started()
 	f.agent.Interrupt()
 	res := await(t, done)
-	if res.ExitReason != ExitInterruptedDuringAPI || res.Completed {
+	if res.ExitReason.Kind != ExitInterruptedDuringAPI || res.Completed {
 		t.Fatalf("result: %+v", res)
 	}
 	h := f.agent.History()
@@ -36,7 +36,7 @@ func TestInterruptDuringToolCancelsAndCloses(t *testing.T) {
 	f.rec.waitFor(t, TypeToolStarted)
 	f.agent.Interrupt()
 	res := await(t, done)
-	if res.ExitReason != ExitInterruptedByUser {
+	if res.ExitReason.Kind != ExitInterruptedByUser {
 		t.Fatalf("result: %+v", res)
 	}
 	h := f.agent.History()

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"strings"
 
 	"talaria/providers"
 	"talaria/tools"
@@ -23,10 +22,9 @@ func (t *turn) epilogue() Result {
 	t.step("budget summary", t.budgetSummary)
 	t.step("drop scaffolding", t.dropScaffolding)
 	t.step("close dangling tool calls", t.closeDangling)
-	t.step("persist", t.flush)
-	t.step("usage", t.saveUsage)
-	if t.exit == "" {
-		t.exit = ExitUnknown
+	t.step("persist", t.saveEnd)
+	if t.exit.IsZero() {
+		t.exit = ExitUnknown.Exit()
 	}
 	res := Result{
 		ExitReason:    t.exit,
@@ -37,6 +35,7 @@ func (t *turn) epilogue() Result {
 		CleanupErrors: t.cleanup,
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
+		Unsaved:       t.unsaved,
 	}
 	if t.a.opts.AfterTurn != nil {
 		t.step("after turn", func() {
@@ -66,25 +65,25 @@ func (t *turn) step(name string, fn func()) {
 // budgetSummary asks the model, without tools, to summarise when the budget
 // ran out before a final answer.
 func (t *turn) budgetSummary() {
-	if t.exit != ExitBudgetExhausted && !strings.HasPrefix(t.exit, "max_iterations_reached") {
+	if !t.exit.BudgetOut() {
 		return
 	}
 	if t.stopped() {
-		t.exit = ExitInterruptedByUser
+		t.exit = ExitInterruptedByUser.Exit()
 		return
 	}
 	t.append(providers.Message{Role: providers.RoleUser, Content: summaryRequest})
 	for try := 0; try < 2; try++ {
 		resp, err := t.call(t.request(false))
 		if t.stopped() {
-			t.exit = ExitInterruptedDuringAPI
+			t.exit = ExitInterruptedDuringAPI.Exit()
 			return
 		}
 		if err != nil {
 			t.final = fmt.Sprintf("I reached the maximum iterations (%d) but couldn't summarize. Error: %s", t.a.opts.MaxIterations, firstLine(err.Error()))
 			return
 		}
-		t.usage.Add(resp.Usage)
+		t.addUsage(resp.Usage)
 		msg := normalize(resp.Message())
 		msg.ToolCalls = nil
 		t.emitCompleted(msg, resp.Usage)
@@ -122,12 +121,37 @@ func (t *turn) closeDangling() {
 	if !endsOnTool {
 		return
 	}
-	closing := "(The turn ended before the model answered these tool results: " + t.exit + ".)"
+	closing := "(The turn ended before the model answered these tool results: " + t.exit.String() + ".)"
 	if t.final != "" {
 		closing = t.final
 	}
 	add = append(add, providers.Message{Role: providers.RoleAssistant, Content: closing})
 	t.append(add...)
+}
+
+// turnEndSaver is a Store that saves a turn's last messages and its usage
+// in one transaction: one commit (two fsyncs) at the end of a turn
+// instead of one per record.
+type turnEndSaver interface {
+	SaveTurnEnd(sessionID string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
+}
+
+// saveEnd persists the turn's unsaved messages and its usage.
+func (t *turn) saveEnd() {
+	ts, ok := t.a.opts.Store.(turnEndSaver)
+	if !ok {
+		t.flush()
+		t.saveUsage()
+		return
+	}
+	pending := t.takePending(0)
+	if len(pending) == 0 && t.apiCalls == 0 {
+		return
+	}
+	if err := ts.SaveTurnEnd(t.a.opts.SessionID, pending, t.apiCalls, t.usage, t.cost); err != nil {
+		t.addCleanup(fmt.Sprintf("saving messages and usage: %v", err))
+		t.unsaved = t.unsaved || len(pending) > 0
+	}
 }
 
 // costRecorder is a Store that also keeps an estimated cost.
@@ -142,8 +166,7 @@ func (t *turn) saveUsage() {
 	}
 	var err error
 	if cr, ok := st.(costRecorder); ok {
-		cost, _ := providers.EstimateCost(t.a.route.backend().Model, t.usage)
-		err = cr.AddUsageCost(t.a.opts.SessionID, t.apiCalls, t.usage, cost)
+		err = cr.AddUsageCost(t.a.opts.SessionID, t.apiCalls, t.usage, t.cost)
 	} else {
 		err = st.AddUsage(t.a.opts.SessionID, t.apiCalls, t.usage)
 	}
@@ -154,33 +177,36 @@ func (t *turn) saveUsage() {
 
 // explain says why an abnormal turn ended; it is silent for a normal one.
 func (t *turn) explain() string {
-	switch {
-	case strings.HasPrefix(t.exit, "text_response"):
+	switch t.exit.Kind {
+	case ExitTextResponseKind:
 		if t.completed {
 			return ""
 		}
 		return "The reply was cut by the output length limit; raise model.max_tokens or ask for a shorter answer."
-	case IsInterrupted(t.exit):
+	case ExitInterruptedByUser, ExitInterruptedDuringAPI:
 		return "Interrupted by the user; the session is saved and can be continued."
-	case t.exit == ExitBudgetExhausted || strings.HasPrefix(t.exit, "max_iterations_reached"):
+	case ExitBudgetExhausted, ExitMaxIterationsKind:
 		return fmt.Sprintf("The iteration budget (%d model calls) ran out; the model was asked to summarise. Raise agent.max_iterations or --max-iterations to allow longer turns.", t.a.opts.MaxIterations)
-	case t.exit == ExitRetriesExhausted && isBilling(t.lastErr):
-		return "The provider refused the request for billing: the quota or credits are exhausted and no other key or fallback could take over. " + errText(t.lastErr)
-	case t.exit == ExitRetriesExhausted:
+	case ExitRetriesExhausted:
+		if isBilling(t.lastErr) {
+			return "The provider refused the request for billing: the quota or credits are exhausted and no other key or fallback could take over. " + errText(t.lastErr)
+		}
 		return t.providerFailure()
-	case t.exit == ExitPartialStreamRecovery:
+	case ExitPartialStreamRecovery:
 		return "The stream broke after text arrived; the delivered text is the answer. Cause: " + errText(t.lastErr)
-	case t.exit == ExitEmptyResponseExhausted:
+	case ExitEmptyResponseExhausted:
 		return "The model returned no content after several retries."
-	case t.exit == ExitInvalidToolCalls:
+	case ExitInvalidToolCalls:
 		return "The model kept calling tools that do not exist or with unparseable arguments; try another model or rephrase the request."
-	case strings.HasPrefix(t.exit, "error_near_max_iterations"):
+	case ExitErrorNearMaxKind:
 		return "An API error ended the turn close to the iteration limit: " + errText(t.lastErr)
-	case t.exit == ExitFallbackPriorContent:
+	case ExitFallbackPriorContent:
 		return "The model's last reply was empty; the text it wrote before its housekeeping tools stands as the answer."
-	case t.exit == ExitContentPolicyBlocked:
+	case ExitResponseTooLarge:
+		return t.explainTooLarge()
+	case ExitContentPolicyBlocked:
 		return "The provider refused the request under its content policy."
-	case t.exit == ExitContextOverflow:
+	case ExitContextOverflow:
 		return t.overflowExplanation()
 	}
 	return "The turn ended without a recognised exit path."
@@ -197,9 +223,15 @@ func errText(err error) string {
 func (t *turn) logLine(r Result) string {
 	lastRole := t.endRole
 	level := "INFO"
-	if lastRole == string(providers.RoleTool) && !IsInterrupted(r.ExitReason) {
+	if lastRole == string(providers.RoleTool) && !r.ExitReason.Interrupted() {
 		level = "WARN"
 	}
+	// The model is the one that served the turn's last call: after a
+	// fallback, the fallback's.
+	model := t.a.route.backend().Model
+	if model == "" {
+		model = t.a.opts.Model
+	}
 	return fmt.Sprintf("%s turn end reason=%s model=%s api_calls=%d budget=%d/%d tool_turns=%d last_msg_role=%s response_len=%d session=%s",
-		level, r.ExitReason, t.a.opts.Model, r.APICalls, t.budget.Used(), t.budget.Max(), t.toolTurns, lastRole, len(r.FinalResponse), t.a.opts.SessionID)
+		level, r.ExitReason, model, r.APICalls, t.budget.Used(), t.budget.Max(), t.toolTurns, lastRole, len(r.FinalResponse), t.a.opts.SessionID)
 }

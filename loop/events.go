@@ -218,6 +218,8 @@ type Guardrail struct {
 type SteerQueued struct {
 	Header
 	Text string `json:"text"`
+	// ID names this steer (1, 2, … per session); steer.delivered lists it.
+	ID int `json:"id"`
 }
 
 // SteerDelivered is emitted when pending steer text is injected.
@@ -225,6 +227,8 @@ type SteerDelivered struct {
 	Header
 	Text      string `json:"text"`
 	Iteration int    `json:"iteration"`
+	// IDs are the steers delivered together (Text joins theirs).
+	IDs []int `json:"ids"`
 }
 
 // BudgetRefunded is emitted when an iteration is given back.
@@ -244,7 +248,7 @@ type Compression struct {
 // TurnFinished is emitted once at the end of every turn, on every path.
 type TurnFinished struct {
 	Header
-	ExitReason    string          `json:"exit_reason"`
+	ExitReason    Exit            `json:"exit_reason"`
 	Completed     bool            `json:"completed"`
 	FinalResponse string          `json:"final_response"`
 	APICalls      int             `json:"api_calls"`

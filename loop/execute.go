@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"talaria/providers"
 	"talaria/tools"
@@ -34,8 +35,9 @@ func (a *Agent) parallelSafe(name string) bool {
 
 // batchRun is the shared state of one tool batch, touched from workers.
 type batchRun struct {
-	mu   sync.Mutex
-	halt *tools.GuardrailDecision
+	mu    sync.Mutex
+	halt  *tools.GuardrailDecision
+	saver *resultSaver
 }
 
 func (b *batchRun) stop(d tools.GuardrailDecision) {
@@ -59,34 +61,16 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	env := t.a.opts.ToolEnv
 	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
 	t.emitPlan(batch, segs)
+	t.checkpoint(calls)
 	run := &batchRun{}
-	exec := tools.Executor{Registry: t.a.opts.Tools}
+	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
+	run.saver = t.newResultSaver(calls, batch, run)
 	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
-	for _, r := range results {
-		out := r.Result.Output
-		if !r.Cancelled {
-			o := t.a.guard.Observe(r.ID, r.Name, batch[r.Index].Arguments, out, r.Result.IsError)
-			if o.Stub != "" {
-				out = o.Stub
-			}
-			if o.Notice != "" {
-				out += o.Notice
-			}
-			if o.Decision.ShouldHalt() {
-				t.emitGuardrail(o.Decision)
-				run.stop(o.Decision)
-			}
-		}
-		msg := toolResult(calls[r.Index], out)
-		if r.Result.IsError {
-			msg.SetFlag(providers.FlagToolError, true)
-		}
-		t.append(msg)
-	}
+	run.saver.finish(results)
 	if run.halt == nil {
 		return false
 	}
-	t.exit = ExitGuardrailHalt
+	t.exit = ExitGuardrailHalt.Exit()
 	t.final = tools.GuardrailHaltResponse(*run.halt)
 	t.append(providers.Message{Role: providers.RoleAssistant, Content: t.final})
 	return true
@@ -139,9 +123,13 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				run.stop(d)
 			}
 		},
+		OnOutput: func(_ int, c tools.BatchCall, text string) {
+			t.emit(&ToolOutput{Header: Header{Type: TypeToolOutput}, ID: c.ID, Text: text})
+		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
-				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg})
+				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff})
+			run.saver.complete(r)
 		},
 	}
 }
@@ -150,11 +138,21 @@ func toolResult(c providers.ToolCall, out string) providers.Message {
 	return providers.Message{Role: providers.RoleTool, Content: out, ToolCallID: c.ID, ToolName: c.Name}
 }
 
+// truncateOutput caps s at about n bytes, keeping its start and its end
+// (where a command's result and exit code are) around a marker.
 func truncateOutput(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + fmt.Sprintf("… [%d more bytes]", len(s)-n)
+	head, tail := n*2/5, n*3/5
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return s[:head] + fmt.Sprintf("\n[… %d bytes …]\n", from-head) + s[from:]
 }
 
 // normalize makes an assistant message byte-stable for replay: content
@@ -203,7 +201,7 @@ func (t *turn) checkMalformed(calls []providers.ToolCall) bool {
 	if t.malformed < maxMalformedBatches {
 		return false
 	}
-	t.exit = ExitInvalidToolCalls
+	t.exit = ExitInvalidToolCalls.Exit()
 	t.final = fmt.Sprintf("Stopped: the model sent invalid tool calls %d times in a row (last: %s).", t.malformed, strings.Join(bad, "; "))
 	return true
 }

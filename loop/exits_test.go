@@ -14,7 +14,7 @@ func TestContentPolicyBlockedEndsWithoutRetry(t *testing.T) {
 	f := newFixture(t, nil)
 	f.srv.Push(pt.Error(400, `{"error":{"message":"Invalid prompt: your prompt was flagged as potentially violating our usage policy. This request violates our usage policies.","type":"invalid_request_error","code":"invalid_prompt"}}`, nil))
 	res := f.run(t, "something bad")
-	if res.ExitReason != ExitContentPolicyBlocked || res.Completed || len(f.srv.Requests()) != 1 || !strings.Contains(res.FinalResponse, "content policy") {
+	if res.ExitReason.Kind != ExitContentPolicyBlocked || res.Completed || len(f.srv.Requests()) != 1 || !strings.Contains(res.FinalResponse, "content policy") {
 		t.Fatalf("result: %+v (%d requests)", res, len(f.srv.Requests()))
 	}
 }
@@ -26,7 +26,7 @@ func TestMaxIterationsReachedAfterRefunds(t *testing.T) {
 	search := pt.Call{Name: "search_files", Args: `{"pattern":"q"}`}
 	f.srv.Push(pt.Truncated("part one "), pt.ToolCalls(search), pt.ToolCalls(search), pt.Text("Summary of the parts."))
 	res := f.run(t, "long answer please")
-	if res.ExitReason != "max_iterations_reached(3/2)" || res.FinalResponse != "Summary of the parts." || res.Completed {
+	if res.ExitReason.String() != "max_iterations_reached(3/2)" || res.FinalResponse != "Summary of the parts." || res.Completed {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -38,7 +38,7 @@ func TestInterruptOnLastIterationIsAnInterrupt(t *testing.T) {
 	f.rec.waitFor(t, TypeToolStarted)
 	f.agent.Interrupt()
 	res := await(t, done)
-	if res.ExitReason != ExitInterruptedByUser || len(f.srv.Requests()) != 1 {
+	if res.ExitReason.Kind != ExitInterruptedByUser || len(f.srv.Requests()) != 1 {
 		t.Fatalf("result: %+v (%d requests)", res, len(f.srv.Requests()))
 	}
 	for _, m := range f.agent.History() {

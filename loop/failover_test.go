@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -107,5 +108,50 @@ func TestRetryAfterOverCapFallsBackOrFails(t *testing.T) {
 	res := f.run(t, "hi")
 	if res.Completed || !strings.Contains(res.FinalResponse, "retry_after_cap") || len(f.srv.Requests()) != 1 {
 		t.Fatalf("result: %+v", res)
+	}
+}
+
+// costStore records what the turn saves of its usage.
+type costStore struct {
+	calls int
+	cost  float64
+}
+
+func (c *costStore) AppendMessages(string, ...providers.Message) error { return nil }
+func (c *costStore) AddUsage(string, int, providers.Usage) error       { return nil }
+func (c *costStore) AddUsageCost(_ string, n int, _ providers.Usage, cost float64) error {
+	c.calls, c.cost = n, cost
+	return nil
+}
+
+// After a fallback each call is priced at the model that served it, and
+// the turn's log line names the model actually used.
+func TestFallbackPricesEachCallAtItsModel(t *testing.T) {
+	primary, backup := pt.New(t), pt.New(t)
+	primary.Push(pt.ToolCalls(pt.Call{Name: "read_file", Args: `{"path":"missing.txt"}`}))
+	overloaded := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	for i := 0; i < 3; i++ {
+		primary.Push(pt.Error(529, overloaded, nil))
+	}
+	backup.Push(pt.Text("done"))
+	st := &costStore{}
+	var lines []string
+	f := chainFixture(t,
+		providers.Backend{Provider: "openai", Model: "gpt-4.1", BaseURL: primary.URL(), APIMode: "chat_completions"},
+		providers.Backend{Provider: "openai", Model: "gpt-4.1-mini", BaseURL: backup.URL(), APIMode: "chat_completions"},
+	)
+	f.agent.opts.Store = st
+	f.agent.opts.Log = func(l string) { lines = append(lines, l) }
+	res := f.run(t, "hi")
+	if !res.Completed {
+		t.Fatalf("result: %+v", res)
+	}
+	big, _ := providers.EstimateCost("gpt-4.1", providers.Usage{InputTokens: 20, OutputTokens: 5})
+	small, _ := providers.EstimateCost("gpt-4.1-mini", providers.Usage{InputTokens: 10, OutputTokens: 1})
+	if st.calls != 2 || math.Abs(st.cost-(big+small)) > 1e-12 {
+		t.Fatalf("saved %d calls costing %g, want 2 costing %g (each call at its own model)", st.calls, st.cost, big+small)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], " model=gpt-4.1-mini ") {
+		t.Fatalf("log line %q does not name the fallback model", lines)
 	}
 }

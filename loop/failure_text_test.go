@@ -21,7 +21,7 @@ func TestConnectionRefusedRetriedTwiceAndNamed(t *testing.T) {
 	_ = l.Close()
 	f := chainFixture(t, providers.Backend{Provider: "custom", Model: "m", BaseURL: base, APIMode: "chat_completions"})
 	res := f.run(t, "hi")
-	if res.Completed || res.ExitReason != ExitRetriesExhausted {
+	if res.Completed || res.ExitReason.Kind != ExitRetriesExhausted {
 		t.Fatalf("result: %+v", res)
 	}
 	retries := ofType[*RetryScheduled](f.rec)

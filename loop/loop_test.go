@@ -15,7 +15,7 @@ func TestTextTurn(t *testing.T) {
 	f := newFixture(t, nil)
 	f.srv.Push(pt.Text("Hello there, friend."))
 	res := f.run(t, "hi")
-	if res.ExitReason != "text_response(finish_reason=stop)" || !res.Completed || res.FinalResponse != "Hello there, friend." || res.APICalls != 1 {
+	if res.ExitReason.String() != "text_response(finish_reason=stop)" || !res.Completed || res.FinalResponse != "Hello there, friend." || res.APICalls != 1 {
 		t.Fatalf("result: %+v", res)
 	}
 	if res.Usage.InputTokens != 10 {
@@ -141,7 +141,7 @@ func TestBudgetExhaustedAsksForSummary(t *testing.T) {
 	call := pt.Call{Name: "read_file", Args: `{"path":"a.txt"}`}
 	f.srv.Push(pt.ToolCalls(call), pt.ToolCalls(call), pt.Text("Summary: I read a.txt twice."))
 	res := f.run(t, "loop forever")
-	if res.ExitReason != ExitBudgetExhausted || res.Completed || res.FinalResponse != "Summary: I read a.txt twice." {
+	if res.ExitReason.Kind != ExitBudgetExhausted || res.Completed || res.FinalResponse != "Summary: I read a.txt twice." {
 		t.Fatalf("result: %+v", res)
 	}
 	reqs := f.srv.Requests()
@@ -176,7 +176,7 @@ func TestRetriesExhausted(t *testing.T) {
 		f.srv.Push(pt.Error(500, `{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`, nil))
 	}
 	res := f.run(t, "hi")
-	if res.ExitReason != ExitRetriesExhausted || res.Completed || !strings.Contains(res.FinalResponse, "server had an error") || res.Explanation == "" {
+	if res.ExitReason.Kind != ExitRetriesExhausted || res.Completed || !strings.Contains(res.FinalResponse, "server had an error") || res.Explanation == "" {
 		t.Fatalf("result: %+v", res)
 	}
 	if len(f.srv.Requests()) != 3 {

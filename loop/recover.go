@@ -101,7 +101,7 @@ func (t *turn) emptyResponse(msg providers.Message) bool {
 	c := &t.continuation
 	if prior, ok := t.priorContent(); ok {
 		t.final = prior
-		t.exit = ExitFallbackPriorContent
+		t.exit = ExitFallbackPriorContent.Exit()
 		t.completed = true
 		return true
 	}
@@ -127,7 +127,7 @@ func (t *turn) emptyResponse(msg providers.Message) bool {
 	}
 	t.dropScaffolding()
 	t.final = emptySentinel
-	t.exit = ExitEmptyResponseExhausted
+	t.exit = ExitEmptyResponseExhausted.Exit()
 	return true
 }
 

@@ -33,7 +33,7 @@ func TestEmptyExhausted(t *testing.T) {
 		f.srv.Push(emptyReply())
 	}
 	res := f.run(t, "q")
-	if res.ExitReason != ExitEmptyResponseExhausted || res.FinalResponse != "(empty)" || res.Completed || res.APICalls != 4 {
+	if res.ExitReason.Kind != ExitEmptyResponseExhausted || res.FinalResponse != "(empty)" || res.Completed || res.APICalls != 4 {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -62,7 +62,7 @@ func TestPriorContentAfterHousekeeping(t *testing.T) {
 	f.srv.Push(pt.Reply{Chunks: append(text[:len(text)-2],
 		pt.ToolCallChunks("tool_calls", pt.Call{Name: "todo", Args: `{}`})[1:]...)}, emptyReply())
 	res := f.run(t, "q")
-	if res.ExitReason != ExitFallbackPriorContent || res.FinalResponse != "The fix is in place." {
+	if res.ExitReason.Kind != ExitFallbackPriorContent || res.FinalResponse != "The fix is in place." {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -73,7 +73,7 @@ func TestMalformedThreeTimesEndsTurn(t *testing.T) {
 		f.srv.Push(pt.ToolCalls(pt.Call{Name: "teleport", Args: `{}`}))
 	}
 	res := f.run(t, "q")
-	if res.ExitReason != ExitInvalidToolCalls || res.Completed || len(f.srv.Requests()) != 3 {
+	if res.ExitReason.Kind != ExitInvalidToolCalls || res.Completed || len(f.srv.Requests()) != 3 {
 		t.Fatalf("result: %+v", res)
 	}
 	h := f.agent.History()
@@ -87,7 +87,7 @@ func TestMidStreamCutKeepsDeliveredText(t *testing.T) {
 	chunks := pt.TextChunks("Partial answer that", "stop")
 	f.srv.Push(pt.Reply{Chunks: chunks[:3], Cut: true})
 	res := f.run(t, "q")
-	if res.ExitReason != ExitPartialStreamRecovery || res.FinalResponse != "Partial answer" || len(f.srv.Requests()) != 1 {
+	if res.ExitReason.Kind != ExitPartialStreamRecovery || res.FinalResponse != "Partial answer" || len(f.srv.Requests()) != 1 {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -113,7 +113,7 @@ func TestErrorNearMaxIterations(t *testing.T) {
 	f.srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"q"}`}),
 		pt.Error(500, `{"error":{"message":"boom","type":"server_error"}}`, nil))
 	res := f.run(t, "q")
-	if res.ExitReason != "error_near_max_iterations(server_error)" {
+	if res.ExitReason.String() != "error_near_max_iterations(server_error)" {
 		t.Fatalf("result: %+v", res)
 	}
 }

@@ -120,7 +120,7 @@ func TestContentPolicy400TriesNextBackendOnce(t *testing.T) {
 		providers.Backend{Provider: "custom", Model: "c", BaseURL: c.URL()},
 	)
 	res := f.run(t, "hi")
-	if res.ExitReason != ExitContentPolicyBlocked || res.Completed {
+	if res.ExitReason.Kind != ExitContentPolicyBlocked || res.Completed {
 		t.Fatalf("result: %+v", res)
 	}
 	fb := ofType[*FallbackActivated](f.rec)
@@ -146,7 +146,7 @@ func TestStreamedContentFilterTriesNextBackendOnce(t *testing.T) {
 		providers.Backend{Provider: "custom", Model: "c", BaseURL: c.URL()},
 	)
 	res := f.run(t, "hi")
-	if res.ExitReason != ExitContentPolicyBlocked {
+	if res.ExitReason.Kind != ExitContentPolicyBlocked {
 		t.Fatalf("result: %+v", res)
 	}
 	if fb := ofType[*FallbackActivated](f.rec); len(fb) != 1 || len(c.Requests()) != 0 {
@@ -284,7 +284,7 @@ func TestZAI1305WaitIsShownAndInterruptible(t *testing.T) {
 		}
 	}
 	f.agent.Interrupt()
-	if res := await(t, done); res.ExitReason != ExitInterruptedDuringAPI {
+	if res := await(t, done); res.ExitReason.Kind != ExitInterruptedDuringAPI {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -312,7 +312,7 @@ func TestStreamedContentFilterWithoutFallbackEnds(t *testing.T) {
 	f := newFixture(t, nil)
 	f.srv.Push(pt.Reply{Chunks: pt.TextChunks("Here is the start", "content_filter")})
 	res := f.run(t, "hi")
-	if res.ExitReason != ExitContentPolicyBlocked || res.FinalResponse != "Here is the start" || len(f.srv.Requests()) != 1 {
+	if res.ExitReason.Kind != ExitContentPolicyBlocked || res.FinalResponse != "Here is the start" || len(f.srv.Requests()) != 1 {
 		t.Fatalf("result: %+v", res)
 	}
 }

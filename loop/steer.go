@@ -16,6 +16,26 @@ const (
 // SteerPromptNote is the sentence the system prompt carries about steers.
 const SteerPromptNote = "Tool results may end with text between " + SteerOpen + " and " + SteerClose + ". That text really comes from the user, typed while you were working: follow it, it overrides earlier instructions where they conflict."
 
+// pendingSteer is one steer waiting for delivery.
+type pendingSteer struct {
+	id   int
+	text string
+}
+
+// drainSteers empties the steer queue; a.mu must be held.
+func (a *Agent) drainSteers() (string, []int) {
+	if len(a.steer) == 0 {
+		return "", nil
+	}
+	texts := make([]string, len(a.steer))
+	ids := make([]int, len(a.steer))
+	for i, s := range a.steer {
+		texts[i], ids[i] = s.text, s.id
+	}
+	a.steer = nil
+	return strings.Join(texts, "\n"), ids
+}
+
 // deliverSteer injects pending steer text into the last message when it is
 // a tool result; otherwise the text stays queued for a later call.
 func (t *turn) deliverSteer() {
@@ -28,7 +48,7 @@ func (t *turn) deliverSteer() {
 	if !ok {
 		return
 	}
-	text := t.a.takeSteer()
+	text, ids := t.a.takeSteer()
 	if text == "" {
 		return
 	}
@@ -36,5 +56,5 @@ func (t *turn) deliverSteer() {
 	m := &t.a.history[len(t.a.history)-1]
 	m.Content = strings.TrimRight(m.Content, "\n") + "\n\n" + SteerOpen + "\n" + text + "\n" + SteerClose
 	t.a.mu.Unlock()
-	t.emit(&SteerDelivered{Text: text, Iteration: t.apiCalls})
+	t.emit(&SteerDelivered{Text: text, IDs: ids, Iteration: t.apiCalls})
 }

@@ -44,7 +44,7 @@ func TestGuardrailWarnsThenHalts(t *testing.T) {
 		f.srv.Push(pt.ToolCalls(pt.Call{Name: "read_file", Args: `{"path":"missing.txt"}`}))
 	}
 	res := f.run(t, "read it")
-	if res.ExitReason != ExitGuardrailHalt || res.Completed || res.FinalResponse == "" {
+	if res.ExitReason.Kind != ExitGuardrailHalt || res.Completed || res.FinalResponse == "" {
 		t.Fatalf("result: %+v", res)
 	}
 	g := ofType[*Guardrail](f.rec)

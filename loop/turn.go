@@ -36,7 +36,8 @@ type turn struct {
 	apiCalls  int
 	toolTurns int
 	usage     providers.Usage
-	exit      string
+	cost      float64 // estimated USD, each call priced at its own model
+	exit      Exit
 	final     string
 	completed bool
 	lastErr   error
@@ -49,6 +50,9 @@ type turn struct {
 	malformed int    // consecutive batches holding an invalid tool call
 
 	continuation continuation
+
+	size    *sizeGuard // the response size of the attempt in flight
+	unsaved bool       // a message of this turn could not be saved
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {
@@ -115,6 +119,11 @@ func (t *turn) prologue(input string) {
 	if t.a.opts.BeforeTurn != nil {
 		t.step("before turn", func() { t.a.opts.BeforeTurn(t.ctx) })
 	}
+	if f := t.a.opts.TurnSystemPrompt; f != nil {
+		if p := f(); p != "" {
+			t.sysPrompt = p
+		}
+	}
 	input = strings.ToValidUTF8(input, "\uFFFD")
 	t.emit(&TurnStarted{Input: input})
 	t.a.mu.Lock()
@@ -131,7 +140,7 @@ func (t *turn) loop() {
 	// call back, as Hermes's api_call_count − 1 does.
 	for t.budget.Remaining() > 0 {
 		if t.stopped() {
-			t.exit = ExitInterruptedByUser
+			t.exit = ExitInterruptedByUser.Exit()
 			return
 		}
 		t.budget.Consume()
@@ -157,21 +166,21 @@ func (t *turn) loop() {
 		}
 	}
 	switch {
-	case t.exit != "":
+	case !t.exit.IsZero():
 	case t.stopped():
-		t.exit = ExitInterruptedByUser
+		t.exit = ExitInterruptedByUser.Exit()
 	case t.apiCalls > max:
 		// Refunds let more calls run than max_iterations; say how many.
 		t.exit = ExitMaxIterations(t.apiCalls, max)
 	default:
-		t.exit = ExitBudgetExhausted
+		t.exit = ExitBudgetExhausted.Exit()
 	}
 }
 
 // handleResponse takes one model response; it reports true when the turn's
 // loop is over.
 func (t *turn) handleResponse(resp *providers.Response) bool {
-	t.usage.Add(resp.Usage)
+	t.addUsage(resp.Usage)
 	msg := normalize(resp.Message())
 	t.emitCompleted(msg, resp.Usage)
 	if len(msg.ToolCalls) > 0 {
@@ -179,6 +188,7 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 			return t.truncatedToolCall()
 		}
 		t.append(msg)
+		t.flush() // the calls are on disk before any of them runs
 		if t.runTools(msg.ToolCalls) {
 			return true
 		}
@@ -199,6 +209,19 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 	}
 	t.finishText(msg, resp.Content, resp.FinishReason)
 	return true
+}
+
+// addUsage counts one call's usage and prices it at the model that
+// served it (the fallback's, after a fallback).
+func (t *turn) addUsage(u providers.Usage) {
+	t.usage.Add(u)
+	model := t.a.route.backend().Model
+	if model == "" {
+		model = t.a.opts.Model
+	}
+	if c, ok := providers.EstimateCost(model, u); ok {
+		t.cost += c
+	}
 }
 
 // finishText records the final text answer, stitching the raw pieces of a
@@ -244,25 +267,38 @@ func (t *turn) request(withTools bool) providers.Request {
 	return req
 }
 
-// flush persists history[saved:], skipping scaffolding. A store failure is
-// recorded and the turn goes on: the answer matters more than the record.
-func (t *turn) flush() {
+// flush persists history[saved:], skipping scaffolding, in one
+// transaction. A store failure is recorded and the turn goes on: the
+// answer matters more than the record.
+func (t *turn) flush() { t.flushBut(0) }
+
+// flushBut is flush holding back the newest hold messages.
+func (t *turn) flushBut(hold int) {
 	st := t.a.opts.Store
-	t.a.mu.Lock()
-	pending := make([]providers.Message, 0, len(t.a.history)-t.saved)
-	for _, m := range t.a.history[t.saved:] {
-		if !m.Flag(flagScaffold) {
-			pending = append(pending, m)
-		}
-	}
-	t.saved = len(t.a.history)
-	t.a.mu.Unlock()
+	pending := t.takePending(hold)
 	if st == nil || len(pending) == 0 {
 		return
 	}
 	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
+		t.unsaved = true
 	}
+}
+
+// takePending returns history[saved:] without scaffolding, less the newest
+// hold messages, and counts it as saved.
+func (t *turn) takePending(hold int) []providers.Message {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	end := max(len(t.a.history)-hold, t.saved)
+	pending := make([]providers.Message, 0, end-t.saved)
+	for _, m := range t.a.history[t.saved:end] {
+		if !m.Flag(flagScaffold) {
+			pending = append(pending, m)
+		}
+	}
+	t.saved = end
+	return pending
 }
 
 func (t *turn) addCleanup(s string) {

@@ -21,7 +21,7 @@ const tableTitleRunes = 60
 // the order given. With no sessions it writes only the header.
 func WriteSessionsTable(w io.Writer, sessions []Session) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tCWD\tUPDATED\tMSGS")
+	fmt.Fprintln(tw, "ID\tTITLE\tCWD\tUPDATED\tMSGS\tBUSY")
 	for i := range sessions {
 		sess := &sessions[i]
 		title := cell(sess.Title, tableTitleRunes)
@@ -32,8 +32,12 @@ func WriteSessionsTable(w io.Writer, sessions []Session) error {
 		if cwd == "" {
 			cwd = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(sess.ID, 0), title, cwd,
-			sess.UpdatedAt.Local().Format("2006-01-02 15:04"), strconv.Itoa(sess.MessageCount))
+		busy := ""
+		if sess.Busy != nil {
+			busy = "pid " + strconv.Itoa(sess.Busy.PID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(sess.ID, 0), title, cwd,
+			sess.UpdatedAt.Local().Format("2006-01-02 15:04"), strconv.Itoa(sess.MessageCount), busy)
 	}
 	return tw.Flush()
 }

@@ -34,6 +34,9 @@ type Entry struct {
 	// (for an assistant message, the output tokens of the call that made
 	// it); 0 when unknown.
 	Tokens int
+	// Turn is the turn the message belongs to, as the caller said when it
+	// appended it (AppendTurnMessages); 0 when not recorded.
+	Turn int
 }
 
 // storedMessage is the stored form of an Entry: the message's JSON with
@@ -42,6 +45,7 @@ type Entry struct {
 type storedMessage struct {
 	providers.Message
 	TokenCount int `json:"token_count,omitempty"`
+	Turn       int `json:"turn,omitempty"`
 }
 
 // prepared is an entry ready for the write transaction: stamped, encoded
@@ -50,6 +54,7 @@ type prepared struct {
 	msg    providers.Message
 	raw    []byte
 	tokens map[string]struct{}
+	turn   int
 }
 
 // AppendMessages appends msgs to the session in one transaction, durable when
@@ -92,11 +97,11 @@ func prepare(e Entry, now time.Time) (prepared, error) {
 	if m.Timestamp == 0 {
 		m.Timestamp = now.UnixMilli()
 	}
-	raw, err := json.Marshal(&storedMessage{Message: m, TokenCount: max(e.Tokens, 0)})
+	raw, err := json.Marshal(&storedMessage{Message: m, TokenCount: max(e.Tokens, 0), Turn: max(e.Turn, 0)})
 	if err != nil {
 		return prepared{}, err
 	}
-	return prepared{msg: m, raw: raw, tokens: distinctTokens(searchText(&m))}, nil
+	return prepared{msg: m, raw: raw, tokens: distinctTokens(searchText(&m)), turn: max(e.Turn, 0)}, nil
 }
 
 // appendTx appends prepared messages inside a write transaction: the
@@ -136,6 +141,7 @@ func (s *Store) appendTx(tx *bolt.Tx, id string, preps []prepared, now time.Time
 		if m.Role == providers.RoleAssistant {
 			sess.ToolCallCount += len(m.ToolCalls)
 		}
+		sess.Turns = max(sess.Turns, preps[i].turn)
 		if sess.Title == "" && m.Role == providers.RoleUser {
 			sess.Title = DeriveTitle(m.Content)
 		}
@@ -280,7 +286,7 @@ func (s *Store) decodeEntries(id string, r *rawEntries) ([]Entry, error) {
 			if err := json.Unmarshal(r.arena[start:r.ends[i]], &m); err != nil {
 				return s.damaged(fmt.Sprintf("message %d of session %s is unreadable", r.seqs[i], id), err)
 			}
-			out[i] = Entry{Seq: r.seqs[i], Message: m.Message, Tokens: m.TokenCount}
+			out[i] = Entry{Seq: r.seqs[i], Message: m.Message, Tokens: m.TokenCount, Turn: m.Turn}
 		}
 		return nil
 	})
@@ -317,21 +323,7 @@ func (s *Store) AddUsage(id string, apiCalls int, u providers.Usage) error {
 // AddUsageCost is AddUsage that also adds costUSD to the session's
 // EstimatedCostUSD, in the same transaction.
 func (s *Store) AddUsageCost(id string, apiCalls int, u providers.Usage, costUSD float64) error {
-	return s.update(func(tx *bolt.Tx) error {
-		sess, err := s.getSession(tx, id, false)
-		if err != nil {
-			return err
-		}
-		sess.APICallCount += apiCalls
-		sess.InputTokens += u.InputTokens
-		sess.OutputTokens += u.OutputTokens
-		sess.CacheReadTokens += u.CacheReadTokens
-		sess.CacheWriteTokens += u.CacheWriteTokens
-		sess.ReasoningTokens += u.ReasoningTokens
-		sess.EstimatedCostUSD += costUSD
-		sess.UpdatedAt = time.Now().UTC().Round(0)
-		return s.putSession(tx, sess, false)
-	})
+	return s.update(func(tx *bolt.Tx) error { return s.addUsageTx(tx, id, apiCalls, u, costUSD) })
 }
 
 // EndSession records when and why the session ended.

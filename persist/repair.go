@@ -2,6 +2,7 @@ package persist
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,9 +24,23 @@ func CancelledToolResult(call providers.ToolCall) providers.Message {
 	}
 }
 
+// InterruptedToolResult is the receipt that answers, on load, a saved tool
+// call that has no saved result: talaria stopped (killed, crashed) while
+// the batch ran, so the tool may or may not have run. The text tells the
+// model to check the call's effects rather than repeat it blindly.
+func InterruptedToolResult(call providers.ToolCall) providers.Message {
+	return providers.Message{
+		Role:       providers.RoleTool,
+		ToolCallID: call.ID,
+		ToolName:   call.Name,
+		Content: fmt.Sprintf("[Tool execution interrupted — %s may have run: talaria stopped before its result was saved. "+
+			"Check its effects (files, processes, state) before running it again.]", call.Name),
+	}
+}
+
 // RepairDangling returns msgs with every assistant tool call answered:
 // where an assistant message's calls lack a tool result among the tool
-// messages that directly follow it, a CancelledToolResult is inserted after
+// messages that directly follow it, an InterruptedToolResult is inserted after
 // those tool messages, in call order. Providers reject a history with an
 // unanswered call, so the wiring runs this on every loaded history. msgs
 // itself is returned when nothing is missing; otherwise a new slice (msgs
@@ -47,7 +62,7 @@ func RepairDangling(msgs []providers.Message) []providers.Message {
 		for _, tc := range m.ToolCalls {
 			if !answered[tc.ID] {
 				answered[tc.ID] = true // a repeated id is answered once
-				missing = append(missing, CancelledToolResult(tc))
+				missing = append(missing, InterruptedToolResult(tc))
 			}
 		}
 		if len(missing) > 0 {
@@ -68,8 +83,8 @@ func RepairDangling(msgs []providers.Message) []providers.Message {
 
 // CloseDangling makes sure the stored session does not end on unanswered
 // tool calls: if its last assistant message is followed only by tool
-// messages and some of its calls have no result, it appends a
-// CancelledToolResult for each (in call order) in one transaction, like
+// messages and some of its calls have no result, it appends an
+// InterruptedToolResult for each (in call order) in one transaction, like
 // AppendMessages. It returns how many it appended. Dangling calls earlier
 // in a session cannot be fixed by appending; RepairDangling handles them
 // at load.
@@ -79,23 +94,29 @@ func (s *Store) CloseDangling(id string) (int, error) {
 	err := s.update(func(tx *bolt.Tx) error {
 		added = 0
 		missing, err := s.danglingCalls(tx, id)
-		if err != nil || len(missing) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(missing) == 0 {
+			return errNothingToCommit // roll back: an empty commit still costs two fsyncs
 		}
 		preps := make([]prepared, len(missing))
 		for i, tc := range missing {
-			if preps[i], err = prepare(Entry{Message: CancelledToolResult(tc)}, now); err != nil {
+			if preps[i], err = prepare(Entry{Message: InterruptedToolResult(tc)}, now); err != nil {
 				return err
 			}
 		}
 		added = len(preps)
 		return s.appendTx(tx, id, preps, now)
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNothingToCommit) {
 		return 0, err
 	}
 	return added, nil
 }
+
+// errNothingToCommit rolls back a write transaction that found nothing to do.
+var errNothingToCommit = errors.New("nothing to commit")
 
 // danglingCalls returns the unanswered tool calls of the session's last
 // assistant message, if only tool messages follow it.

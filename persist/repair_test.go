@@ -23,10 +23,11 @@ func result(id string) providers.Message {
 	return providers.Message{Role: providers.RoleTool, ToolCallID: id, ToolName: "tool_" + id, Content: "ok " + id}
 }
 
-// receipt is the cancellation receipt of a call.
+// receipt is the "may have run" receipt of a call found unanswered on load.
 func receipt(id string) providers.Message {
 	return providers.Message{Role: providers.RoleTool, ToolCallID: id, ToolName: "tool_" + id,
-		Content: fmt.Sprintf("[Tool execution cancelled — tool_%s was skipped due to user interrupt]", id)}
+		Content: fmt.Sprintf("[Tool execution interrupted — tool_%s may have run: talaria stopped before its result was saved. "+
+			"Check its effects (files, processes, state) before running it again.]", id)}
 }
 
 func TestRepairDangling(t *testing.T) {

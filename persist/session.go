@@ -54,6 +54,10 @@ type Session struct {
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	EndReason string     `json:"end_reason,omitempty"`
 
+	// Busy is the lease of the live process running the session, when
+	// MarkBusy found one; it is for listings and never stored.
+	Busy *Lease `json:"busy,omitempty"`
+
 	MessageCount     int `json:"message_count"`
 	ToolCallCount    int `json:"tool_call_count"`
 	APICallCount     int `json:"api_call_count"`
@@ -62,6 +66,9 @@ type Session struct {
 	CacheReadTokens  int `json:"cache_read_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	// Turns is the number of the session's last turn still in its
+	// history (a conversation rewind lowers it); 0 when not recorded.
+	Turns int `json:"turns,omitempty"`
 	// EstimatedCostUSD is the running cost estimate of the session's model
 	// calls, in US dollars (0 when unknown).
 	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
@@ -188,6 +195,9 @@ func (s *Store) DeleteSession(id string) error {
 			return err
 		}
 		if err := prompts.Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := deleteRewindData(tx, id); err != nil {
 			return err
 		}
 		for _, name := range []string{bucketSnaps, bucketTodos} {
@@ -430,7 +440,7 @@ func (s *Store) putSession(tx *bolt.Tx, sess *Session, withPrompt bool) error {
 		}
 	}
 	rec := *sess
-	rec.SystemPrompt = nil
+	rec.SystemPrompt, rec.Busy = nil, nil
 	raw, err := json.Marshal(&rec)
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)

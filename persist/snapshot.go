@@ -82,14 +82,15 @@ func (s *Store) lastSeq(tx *bolt.Tx, id string) (uint64, error) {
 	return seqFromKey(k), nil
 }
 
-// ResumeMessages returns the history to resume the session with: without
+// resumeLog returns the history to resume the session with, before
+// conversation rewinds are applied (ResumeMessages applies them): without
 // a snapshot, the same as Messages; with one, the snapshot's messages
 // followed by the messages stored after it, in order. The messages the
 // snapshot covers are not read at all, so the cost depends on the size of
 // the snapshot and of what follows it, not on the length of the session.
 // ErrNotFound (wrapped) if the session does not exist; a *DamagedError if
 // the snapshot is unreadable.
-func (s *Store) ResumeMessages(id string) ([]providers.Message, error) {
+func (s *Store) resumeLog(id string) ([]providers.Message, error) {
 	var snap []byte // the snapshot's JSON, copied out of the transaction
 	var raw rawEntries
 	err := s.view(func(tx *bolt.Tx) error {

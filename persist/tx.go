@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -225,11 +226,34 @@ func (s *Store) precheck(f *os.File) error {
 	if err != nil || fi.Size() == 0 {
 		return nil
 	}
-	var best struct {
-		ok               bool
-		pageSize         uint32
-		pgid, txid, free uint64
+	best, ok := readMeta(f)
+	if !ok || best.pageSize == 0 || best.pageSize > 1<<24 || best.pgid > 1<<40 {
+		return nil
 	}
+	need := uint64(best.pageSize) * best.pgid
+	if need > uint64(fi.Size()) {
+		return s.damaged(fmt.Sprintf("truncated: the file is %d bytes but its header counts %d", fi.Size(), need), nil)
+	}
+	const noFreelist = ^uint64(0)
+	if best.free != noFreelist && best.free >= best.pgid {
+		return s.damaged("its header points past the end of the data", nil)
+	}
+	return nil
+}
+
+// boltMeta is what precheck reads of bbolt's newest valid meta page.
+type boltMeta struct {
+	pageSize         uint32
+	pgid, txid, free uint64
+}
+
+// readMeta parses the newer of bbolt's two meta pages. The layout is
+// bbolt's private format (version 2), pinned per bbolt release by
+// TestPrecheckMetaLayoutMatchesBbolt: upgrading bbolt fails that test
+// until the layout is checked again.
+func readMeta(f io.ReaderAt) (boltMeta, bool) {
+	var best boltMeta
+	found := false
 	var buf [pageHeaderSize + metaSize]byte
 	offset := int64(0)
 	for i := range 2 {
@@ -243,8 +267,8 @@ func (s *Store) precheck(f *os.File) error {
 			binary.LittleEndian.Uint64(m[56:]) == h.Sum64()
 		if valid {
 			txid := binary.LittleEndian.Uint64(m[48:])
-			if !best.ok || txid > best.txid {
-				best.ok, best.txid = true, txid
+			if !found || txid > best.txid {
+				found, best.txid = true, txid
 				best.pageSize = binary.LittleEndian.Uint32(m[8:])
 				best.free = binary.LittleEndian.Uint64(m[32:])
 				best.pgid = binary.LittleEndian.Uint64(m[40:])
@@ -258,16 +282,5 @@ func (s *Store) precheck(f *os.File) error {
 			offset = int64(os.Getpagesize())
 		}
 	}
-	if !best.ok || best.pageSize == 0 || best.pageSize > 1<<24 || best.pgid > 1<<40 {
-		return nil
-	}
-	need := uint64(best.pageSize) * best.pgid
-	if need > uint64(fi.Size()) {
-		return s.damaged(fmt.Sprintf("truncated: the file is %d bytes but its header counts %d", fi.Size(), need), nil)
-	}
-	const noFreelist = ^uint64(0)
-	if best.free != noFreelist && best.free >= best.pgid {
-		return s.damaged("its header points past the end of the data", nil)
-	}
-	return nil
+	return best, found
 }

@@ -59,8 +59,11 @@ func classifyTransport(err error, midStream bool, in ClassifyInput) (Classified,
 		opErr       *net.OpError
 		dnsErr      *net.DNSError
 		urlErr      *url.Error
+		ourTimeout  *TimeoutError
 	)
 	switch {
+	case errors.As(err, &ourTimeout):
+		return newClassified(ReasonTimeout), true
 	case errors.As(err, &unknownAuth), errors.As(err, &certInvalid),
 		errors.As(err, &hostErr), errors.As(err, &verifyErr):
 		return newClassified(ReasonSSLCertVerification), true

@@ -128,6 +128,8 @@ func (e *APIError) Error() string {
 	if msg == "" {
 		msg = e.Body
 	}
+	// A body may echo the key, an error may quote a URL with userinfo.
+	msg = MaskText(msg)
 	if e.Status != 0 {
 		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, msg)
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,7 +21,24 @@ const (
 	ApprovalAutoEdit ApprovalMode = "auto-edit"
 	// ApprovalYolo allows everything without asking.
 	ApprovalYolo ApprovalMode = "yolo"
+	// ApprovalReadOnly is a plan mode: read-only tools run, and file
+	// edits, commands and tools that are not read-only are refused with a
+	// result saying the session is read-only.
+	ApprovalReadOnly ApprovalMode = "read-only"
 )
+
+// Next returns the mode after m in the order Shift+Tab steps through
+// them: ask → auto-edit → read-only → ask. Yolo is set only on purpose
+// (/approvals yolo, --yolo); ask follows it.
+func (m ApprovalMode) Next() ApprovalMode {
+	switch m {
+	case ApprovalAsk:
+		return ApprovalAutoEdit
+	case ApprovalAutoEdit:
+		return ApprovalReadOnly
+	}
+	return ApprovalAsk
+}
 
 // ParseApprovalMode parses a mode from config or flags; "" means ask and
 // "auto_edit" is accepted for auto-edit.
@@ -34,8 +50,10 @@ func ParseApprovalMode(s string) (ApprovalMode, error) {
 		return ApprovalAutoEdit, nil
 	case "yolo":
 		return ApprovalYolo, nil
+	case "read-only", "read_only", "readonly", "plan":
+		return ApprovalReadOnly, nil
 	}
-	return "", fmt.Errorf("unknown approvals mode %q: use ask, auto-edit or yolo", s)
+	return "", fmt.Errorf("unknown approvals mode %q: use ask, auto-edit, read-only or yolo", s)
 }
 
 // Approval scopes of an ApprovalDecision.
@@ -62,6 +80,16 @@ type ApprovalRequest struct {
 	NoSessionScope bool
 	// Args is the raw JSON arguments of the call.
 	Args string
+	// Paths are the absolute paths the call writes, as the tool will
+	// resolve them (write_file, patch); empty for other tools.
+	Paths []string
+	// OutsideSandbox asks to run a command the sandbox stopped once
+	// outside the sandbox (see Approver.Escalate).
+	OutsideSandbox bool
+	// Protected marks a write under a .git directory or under
+	// $TALARIA_HOME: it is asked for in every mode but yolo, and never
+	// for the session (NoSessionScope is set with it).
+	Protected bool
 }
 
 // ApprovalDecision is the user's answer to an ApprovalRequest.
@@ -101,6 +129,13 @@ type Approver struct {
 	// files that lie below it once symlinks are resolved; edits elsewhere
 	// are asked for every time.
 	Cwd string
+	// Home is $TALARIA_HOME: writes below it (like writes below any .git
+	// directory) always ask, in every mode but yolo.
+	Home string
+	// Sandboxed says that terminal and process commands run under an OS
+	// sandbox: non-destructive ones then run without asking in the ask
+	// and auto-edit modes.
+	Sandboxed bool
 
 	mu       sync.Mutex
 	mode     ApprovalMode
@@ -153,25 +188,41 @@ const (
 	classEdit                   // file edits inside cwd: auto-edit allows them
 	classExec                   // commands and other side effects
 	// classClaimedReadOnly is a registry tool (MCP) that says it is
-	// read-only: allowed without asking except in the ask mode.
+	// read-only: allowed without asking in the auto-edit mode.
 	classClaimedReadOnly
+	// classSandboxed is a command that runs under the OS sandbox: allowed
+	// without asking unless it is destructive.
+	classSandboxed
+	// classInvalid is a call whose arguments the tool would refuse.
+	classInvalid
 )
 
 // Check decides whether the call of toolName with the raw JSON args may
 // run. When it may not, denial is the result to give the model instead of
 // running the tool. It blocks while the user is asked, and honours ctx.
 func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bool, denial Result) {
-	req, class, key := a.classify(toolName, args)
-	if class == classReadOnly {
-		return true, Result{}
-	}
+	v := a.classify(toolName, args)
+	req, class, key := v.req, v.class, v.key
 	mode := a.Mode()
 	switch {
+	case class == classInvalid:
+		// The tool would refuse the same arguments with the same words
+		// before touching anything.
+		return false, v.invalid
+	case class == classReadOnly:
+		return true, Result{}
 	case mode == ApprovalYolo:
 		return true, Result{}
+	case mode == ApprovalReadOnly && class != classClaimedReadOnly:
+		return false, Errorf("%s was not run: the session is read-only (approvals: read-only, a plan mode): file edits, commands and tools that change things are refused (%s). "+
+			"Continue with read-only tools and describe the changes you would make; the user can switch modes with Shift+Tab or /approvals.", toolName, req.Summary)
+	case req.Protected:
+		// Asked for below, whatever the mode.
 	case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
 		return true, Result{}
-	case class == classClaimedReadOnly && mode != ApprovalAsk:
+	case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
+		return true, Result{}
+	case class == classSandboxed && !req.Destructive:
 		return true, Result{}
 	}
 	if !req.NoSessionScope && a.isAllowed(key) {
@@ -179,10 +230,12 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	}
 	if a.Prompt == nil {
 		how := "rerun with --yolo or set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory)"
-		switch class {
-		case classEdit:
+		switch {
+		case req.Protected:
+			how = "rerun with --yolo if you trust this edit of a protected path (.git or $TALARIA_HOME), or make the change yourself"
+		case class == classEdit:
 			how = "rerun with --yolo, or set `approvals: auto-edit` (file edits inside the working directory) or `approvals: yolo` (everything) in config.yaml"
-		case classClaimedReadOnly:
+		case class == classClaimedReadOnly:
 			how = "rerun with --yolo, or set `approvals: auto-edit` (which also allows tools their MCP server marks read-only) or `approvals: yolo` (everything) in config.yaml"
 		}
 		return false, Errorf("%s was not run: it needs the user's approval (%s) and no user is available to approve it (headless run, approvals: %s). "+
@@ -226,94 +279,4 @@ func (a *Approver) isAllowed(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.allowed[key]
-}
-
-// classify builds the request for a call, its class and its allow-list key.
-// Edits are keyed by tool and "cwd"; an edit reaching outside the working
-// directory is classExec with NoSessionScope set.
-func (a *Approver) classify(toolName, args string) (ApprovalRequest, approvalClass, string) {
-	req := ApprovalRequest{Tool: toolName, Args: args, Summary: "call " + toolName}
-	var m map[string]any
-	_ = json.Unmarshal([]byte(args), &m)
-	str := func(k string) string { s, _ := m[k].(string); return strings.TrimSpace(s) }
-	switch toolName {
-	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task":
-		return req, classReadOnly, toolName
-	case "terminal":
-		cmd := str("command")
-		req.Summary = "Run: " + clip(cmd, 300)
-		if b, _ := m["background"].(bool); b {
-			req.Summary = "Run in the background: " + clip(cmd, 300)
-		}
-		if ok, why := IsDestructiveCommand(cmd); ok {
-			req.Destructive, req.NoSessionScope = true, true
-			req.Summary += " [destructive: " + why + "]"
-		}
-		return req, classExec, "terminal: " + cmd
-	case "process":
-		if strings.ToLower(str("action")) != "kill" {
-			return req, classReadOnly, toolName
-		}
-		req.Summary = "Kill background process " + str("id")
-		return req, classExec, "process kill"
-	case "write_file":
-		p := str("path")
-		req.Summary = "Write: " + p
-		return a.editRequest(req, []string{p})
-	case "patch":
-		paths := []string{str("path")}
-		if patchIsV4A(args) {
-			paths = v4aPaths(str("patch"))
-		}
-		req.Summary = "Edit: " + strings.Join(paths, ", ")
-		return a.editRequest(req, paths)
-	}
-	if a.Tools != nil {
-		t, ok := a.Tools.Get(toolName)
-		if !ok {
-			return req, classReadOnly, toolName
-		}
-		if ro, ok := t.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-			return req, classClaimedReadOnly, toolName
-		}
-	}
-	if len(args) > 2 {
-		req.Summary = fmt.Sprintf("call %s %s", toolName, clip(args, 300))
-	}
-	return req, classExec, toolName
-}
-
-// editRequest classifies an edit of paths: classEdit with the key
-// "TOOL:cwd" when every path lies below a.Cwd once symlinks are resolved,
-// else classExec with NoSessionScope set, so that auto-edit asks before
-// edits elsewhere and no session approval covers them.
-func (a *Approver) editRequest(req ApprovalRequest, paths []string) (ApprovalRequest, approvalClass, string) {
-	for _, p := range paths {
-		if !resolvesWithin(a.Cwd, p) {
-			req.NoSessionScope = true
-			return req, classExec, req.Tool + ":outside"
-		}
-	}
-	return req, classEdit, req.Tool + ":cwd"
-}
-
-// v4aPaths lists the paths named in the headers of a V4A patch, in order.
-func v4aPaths(patch string) []string {
-	var out []string
-	for _, l := range strings.Split(patch, "\n") {
-		verb, arg, ok := v4aHeader(l)
-		if !ok || arg == "" {
-			continue
-		}
-		if verb == "Move File" {
-			from, to, _ := strings.Cut(arg, "->")
-			out = append(out, strings.TrimSpace(from), strings.TrimSpace(to))
-			continue
-		}
-		out = append(out, arg)
-	}
-	if len(out) == 0 {
-		out = []string{"(no file)"}
-	}
-	return out
 }

@@ -244,7 +244,7 @@ func TestParseApprovalMode(t *testing.T) {
 			t.Errorf("ParseApprovalMode(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseApprovalMode("never"); err == nil || !strings.Contains(err.Error(), "ask, auto-edit or yolo") {
+	if _, err := ParseApprovalMode("never"); err == nil || !strings.Contains(err.Error(), "ask, auto-edit, read-only or yolo") {
 		t.Errorf("bad mode error: %v", err)
 	}
 }

@@ -64,15 +64,15 @@ func AvailableBuiltins(env *Env) []Tool {
 }
 
 // decodeArgs decodes the JSON object raw into v (a pointer to an argument
-// struct). Unknown fields are ignored. The error names the offending field
-// and the type it should have, in words the model can act on.
+// struct), strictly: see checkArgKeys. The error names the offending field
+// and what it should be, in words the model can act on.
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
 	err := json.Unmarshal(raw, v)
 	if err == nil {
-		return nil
+		return checkArgKeys(raw, v)
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

@@ -162,7 +162,11 @@ func runDelegates(ctx context.Context, run func(context.Context, DelegateTask) D
 					results[i] = DelegateResult{Goal: t.Goal, Err: fmt.Errorf("child agent crashed: %v", p)}
 				}
 			}()
-			r := run(ctx, t)
+			tctx := ctx
+			if len(tasks) > 1 {
+				tctx = WithOutputPrefix(ctx, fmt.Sprintf("[%d] ", i+1)) // whose progress line it is
+			}
+			r := run(tctx, t)
 			if r.Goal == "" {
 				r.Goal = t.Goal
 			}

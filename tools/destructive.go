@@ -18,7 +18,7 @@ var destructiveCommands = map[string]bool{
 var commandWrappers = map[string]bool{
 	"sudo": true, "doas": true, "env": true, "nohup": true, "time": true, "nice": true,
 	"ionice": true, "command": true, "exec": true, "xargs": true, "stdbuf": true,
-	"timeout": true, "builtin": true, "busybox": true,
+	"timeout": true, "builtin": true, "busybox": true, "chronic": true,
 	// Shell keywords that can precede a command.
 	"if": true, "then": true, "else": true, "elif": true, "do": true,
 	"while": true, "until": true, "!": true,
@@ -63,6 +63,9 @@ func destructiveLine(cmd string, depth int) string {
 	if forkBombRe.MatchString(cmd) {
 		return "fork bomb"
 	}
+	if why := destructiveShape(cmd); why != "" {
+		return why
+	}
 	segs, redirect := shellSegments(cmd)
 	for _, sg := range segs {
 		if why := destructiveWords(sg, depth); why != "" {
@@ -85,6 +88,9 @@ func destructiveWords(sg segment, depth int) string {
 		w := words[i]
 		if sg.ansiC[i] && !(strings.Contains(w, "=") && isAssignment(w)) {
 			return "ANSI-C quoted command name $'…'"
+		}
+		if why, done := detachOrWrap(sg, i, depth); done {
+			return why
 		}
 		switch {
 		case strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && isAssignment(w):
@@ -117,6 +123,24 @@ func destructiveWords(sg segment, depth int) string {
 		return name
 	case strings.HasPrefix(name, "mkfs"):
 		return name
+	case strings.HasPrefix(words[i], "$") || strings.HasPrefix(name, "-"):
+		// "$x -rf /", "${X}"; a segment starting with an option is what
+		// follows a command word made by $(…) or `…`.
+		return "command name from a variable or substitution"
+	case name == "perl" && perlInPlace(args):
+		return "perl -i"
+	case isInterpreter(name):
+		if why := inlineCode(name, args); why != "" {
+			return why
+		}
+	case name == "kill" || name == "pkill" || name == "killall":
+		for _, a := range args {
+			if a == "-1" && name == "kill" {
+				return "kill -1 (every process)"
+			}
+		}
+	case name == "crontab" && hasFlag(args, "-r", "--remove"):
+		return "crontab -r"
 	case name == "sed" && hasFlag(args, "-i", "--in-place"):
 		return "sed -i"
 	case name == "git":
@@ -139,7 +163,8 @@ func destructiveWords(sg segment, depth int) string {
 			return name + " -R"
 		}
 		for _, a := range args {
-			if a == "777" || a == "a+rwx" || a == "0777" {
+			switch a {
+			case "777", "a+rwx", "0777", "000", "0000", "a-rwx", "ugo-rwx":
 				return name + " " + a
 			}
 		}
@@ -153,8 +178,6 @@ func destructiveWords(sg segment, depth int) string {
 		if why := destructiveLine(strings.Join(args, " "), depth+1); why != "" {
 			return "eval: " + why
 		}
-	case name == "perl" && perlInPlace(args):
-		return "perl -i"
 	case name == "rsync":
 		for _, a := range args {
 			if a == "--del" || strings.HasPrefix(a, "--delete") || a == "--remove-source-files" {
@@ -188,6 +211,10 @@ func gitSubcommand(args []string) string {
 		switch a {
 		case "reset", "clean", "checkout", "restore":
 			return a
+		case "rm":
+			if hasFlag(args[j+1:], "-r", "-f", "--force") {
+				return "rm -r"
+			}
 		case "push":
 			rest := args[j+1:]
 			if hasFlag(rest, "-f", "--force") || hasFlag(rest, "--force-with-lease", "--mirror") ||

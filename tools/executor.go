@@ -3,9 +3,133 @@ package tools
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
+
+// stopReceiptCap caps what a StopReceipt repeats of the stopped call's
+// output.
+const stopReceiptCap = 8000
+
+// StopReceipt is the result text of a call the user cancelled on its own
+// while the rest of the batch went on: who stopped it, after how long, and
+// what it had printed (its end, when long).
+func StopReceipt(name string, ran time.Duration, printed string) string {
+	if ran <= 0 {
+		return fmt.Sprintf("[The user cancelled this %s call before it started; the other calls of the batch went on. Do not retry it unless the user asks.]", name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[The user stopped this %s call after %s; the other calls of the batch went on. Do not retry it unless the user asks.]", name, ran.Round(100*time.Millisecond))
+	printed = strings.TrimSpace(printed)
+	switch {
+	case printed == "":
+		b.WriteString("\nIt had printed nothing.")
+	case len(printed) > stopReceiptCap:
+		cut := len(printed) - stopReceiptCap
+		for cut < len(printed) && !utf8.RuneStart(printed[cut]) {
+			cut++
+		}
+		fmt.Fprintf(&b, "\nWhat it had printed (the last %d bytes):\n%s", len(printed)-cut, printed[cut:])
+	default:
+		b.WriteString("\nWhat it had printed:\n" + printed)
+	}
+	return b.String()
+}
+
+// IsStopReceipt reports whether a result is a StopReceipt.
+func IsStopReceipt(s string) bool {
+	return strings.HasPrefix(s, "[The user stopped this ") || strings.HasPrefix(s, "[The user cancelled this ")
+}
+
+// CallCancels lets the user cancel one running (or not yet started) call of
+// a batch by its tool_call_id while the others go on. Its zero value is
+// ready; it is safe for concurrent use. One batch at a time uses it.
+type CallCancels struct {
+	mu    sync.Mutex
+	calls map[string]context.CancelFunc
+}
+
+// Cancel ends the call with tool_call_id id. It reports false when no call
+// of the running batch has that id or it has already finished.
+func (cc *CallCancels) Cancel(id string) bool {
+	if cc == nil {
+		return false
+	}
+	cc.mu.Lock()
+	cancel, ok := cc.calls[id]
+	delete(cc.calls, id)
+	cc.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// Running lists the ids that Cancel would accept now.
+func (cc *CallCancels) Running() []string {
+	if cc == nil {
+		return nil
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	ids := make([]string, 0, len(cc.calls))
+	for id := range cc.calls {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// open gives every call its own context under ctx and registers its
+// cancel. Without a CallCancels every call runs under ctx itself.
+func (cc *CallCancels) open(ctx context.Context, calls []BatchCall) []context.Context {
+	ctxs := make([]context.Context, len(calls))
+	if cc == nil {
+		for i := range ctxs {
+			ctxs[i] = ctx
+		}
+		return ctxs
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.calls == nil {
+		cc.calls = map[string]context.CancelFunc{}
+	}
+	for i, c := range calls {
+		ctxs[i] = ctx
+		if _, dup := cc.calls[c.ID]; dup || c.ID == "" {
+			continue // ids must be unique to be cancelled; this one runs on
+		}
+		var cancel context.CancelFunc
+		ctxs[i], cancel = context.WithCancel(ctx)
+		cc.calls[c.ID] = cancel
+	}
+	return ctxs
+}
+
+// done forgets call id once it has finished, releasing its context.
+func (cc *CallCancels) done(id string) {
+	if cc == nil {
+		return
+	}
+	cc.mu.Lock()
+	cancel, ok := cc.calls[id]
+	delete(cc.calls, id)
+	cc.mu.Unlock()
+	if ok {
+		cancel()
+	}
+}
+
+// close forgets the batch's calls, releasing their contexts.
+func (cc *CallCancels) close(calls []BatchCall) {
+	for _, c := range calls {
+		cc.done(c.ID)
+	}
+}
 
 // DefaultMaxWorkers is how many calls of a parallel segment run at once
 // when Executor.MaxWorkers is not set.
@@ -35,6 +159,12 @@ type CallResult struct {
 	// Panicked is true when a panic (in a hook or the registry) was
 	// recovered while handling the call; Result then reports it.
 	Panicked bool
+	// Stopped is true when the user cancelled this call alone
+	// (CallCancels.Cancel); Cancelled is then true too and Result is a
+	// StopReceipt.
+	Stopped bool
+	// Diff is the unified diff the tool reported (ReportDiff), "" if none.
+	Diff string
 }
 
 // ExecHooks lets the caller watch and steer a batch. Every hook may be nil.
@@ -57,6 +187,11 @@ type ExecHooks struct {
 	// overridden or interrupted calls) and may change the result, e.g.
 	// append a warning to Output.
 	After func(index int, c BatchCall, r *Result)
+	// OnOutput receives a running call's live output (see Output),
+	// coalesced by an OutputStream: in order per call, about ten times a
+	// second at most, and always before that call's OnDone. Nil leaves
+	// tools' output unwatched.
+	OnOutput func(index int, c BatchCall, text string)
 }
 
 // Executor runs planned batches against a registry.
@@ -66,6 +201,9 @@ type Executor struct {
 	// MaxWorkers caps the calls of a parallel segment that run at once;
 	// zero or less means DefaultMaxWorkers.
 	MaxWorkers int
+	// Cancels, when set, lets single calls of the running batch be
+	// cancelled by tool_call_id while the others go on.
+	Cancels *CallCancels
 }
 
 // Run executes calls segment by segment, in plan order, and returns exactly
@@ -91,21 +229,23 @@ func (e *Executor) Run(ctx context.Context, env *Env, calls []BatchCall, segs []
 		}
 	}
 	results := make([]CallResult, len(calls))
+	ctxs := e.Cancels.open(ctx, calls)
+	defer e.Cancels.close(calls)
 	for si, seg := range segs {
 		if !seg.Parallel || len(seg.Calls) == 1 {
 			for _, i := range seg.Calls {
-				results[i] = e.runOne(ctx, env, si, i, calls[i], hooks)
+				results[i] = e.runOne(ctx, ctxs[i], env, si, i, calls[i], hooks)
 			}
 			continue
 		}
-		e.runParallel(ctx, env, si, seg.Calls, calls, hooks, results)
+		e.runParallel(ctx, ctxs, env, si, seg.Calls, calls, hooks, results)
 	}
 	return results
 }
 
 // runParallel runs the calls at idx on a bounded pool of workers that take
 // calls in order, and fills results.
-func (e *Executor) runParallel(ctx context.Context, env *Env, si int, idx []int, calls []BatchCall, hooks ExecHooks, results []CallResult) {
+func (e *Executor) runParallel(ctx context.Context, ctxs []context.Context, env *Env, si int, idx []int, calls []BatchCall, hooks ExecHooks, results []CallResult) {
 	workers := e.MaxWorkers
 	if workers <= 0 {
 		workers = DefaultMaxWorkers
@@ -120,7 +260,7 @@ func (e *Executor) runParallel(ctx context.Context, env *Env, si int, idx []int,
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = e.runOne(ctx, env, si, i, calls[i], hooks)
+				results[i] = e.runOne(ctx, ctxs[i], env, si, i, calls[i], hooks)
 			}
 		})
 	}
@@ -128,12 +268,13 @@ func (e *Executor) runParallel(ctx context.Context, env *Env, si int, idx []int,
 }
 
 // runOne handles call i from start to OnDone: skip on interrupt, Before,
-// OnStart, the tool, After.
-func (e *Executor) runOne(ctx context.Context, env *Env, si, i int, c BatchCall, hooks ExecHooks) (r CallResult) {
+// OnStart, the tool, After. ctx is the batch's context, cctx the call's own
+// (ctx, or a child of it that CallCancels can end alone).
+func (e *Executor) runOne(ctx, cctx context.Context, env *Env, si, i int, c BatchCall, hooks ExecHooks) (r CallResult) {
 	r = CallResult{Index: i, ID: c.ID, Name: c.Name, Segment: si}
 	defer func() { safeHook(&r, func() { callOnDone(hooks.OnDone, si, r) }) }()
-	if ctx.Err() != nil {
-		return skipped(r)
+	if cctx.Err() != nil {
+		return skippedCall(ctx, r)
 	}
 	if hooks.Before != nil {
 		var override *Result
@@ -146,25 +287,60 @@ func (e *Executor) runOne(ctx context.Context, env *Env, si, i int, c BatchCall,
 			r.Result = *override
 			return r
 		}
-		if ctx.Err() != nil {
-			return skipped(r)
+		if cctx.Err() != nil {
+			return skippedCall(ctx, r)
 		}
 	}
 	if hooks.OnStart != nil {
 		safeHook(&r, func() { hooks.OnStart(si, i, c) })
 	}
+	cio := &callIO{}
+	var stream *OutputStream
+	if hooks.OnOutput != nil {
+		stream = NewOutputStream(func(text string) {
+			defer func() { _ = recover() }() // a panicking watcher loses its events, not the call
+			hooks.OnOutput(i, c, text)
+		})
+		cio.out = stream
+	}
 	start := time.Now()
-	if !safeHook(&r, func() { r.Result = e.call(ctx, env, c) }) {
+	if !safeHook(&r, func() { r.Result = e.call(withCallIO(cctx, cio), env, c) }) {
 		r.Result = Errorf("tool %s crashed", c.Name)
 	}
 	r.Duration = time.Since(start)
-	r.Cancelled = ctx.Err() != nil
+	if stream != nil {
+		stream.Close() // every output event before OnDone
+	}
+	r.Diff = cio.diffText()
+	r.Cancelled = cctx.Err() != nil
+	if cctx != ctx {
+		e.Cancels.done(c.ID)
+	}
+	if r.Cancelled && ctx.Err() == nil {
+		r.Stopped = true
+		printed := r.Result.Output
+		if printed == "" && stream != nil {
+			printed = stream.Tail()
+		}
+		r.Result = Result{Output: StopReceipt(c.Name, r.Duration, printed), IsError: true}
+	}
 	if hooks.After != nil && !r.Cancelled {
 		res := r.Result
 		if safeHook(&r, func() { hooks.After(i, c, &res) }) {
 			r.Result = res
 		}
 	}
+	return r
+}
+
+// skippedCall marks r as skipped before it started: by an interrupt of the
+// batch (ctx done) or by the user cancelling this call alone.
+func skippedCall(ctx context.Context, r CallResult) CallResult {
+	if ctx.Err() != nil {
+		return skipped(r)
+	}
+	r.Cancelled, r.Stopped = true, true
+	r.Result = Result{Output: StopReceipt(r.Name, 0, ""), IsError: true}
 	return r
 }
 

@@ -82,7 +82,7 @@ type patchArgs struct {
 
 // isV4A reports whether the call applies a V4A patch: mode "patch", or no
 // mode with a non-blank patch and no old_string. The tool, the planner and
-// the approver all decide through it (see patchIsV4A), so that they agree
+// the approver all decide through it (see writePaths), so that they agree
 // on which paths a call touches.
 func (a patchArgs) isV4A() bool {
 	switch strings.TrimSpace(a.Mode) {
@@ -92,25 +92,6 @@ func (a patchArgs) isV4A() bool {
 		return strings.TrimSpace(a.Patch) != "" && a.OldString == nil
 	}
 	return false
-}
-
-// patchIsV4A reports whether the raw JSON arguments of a patch call make it
-// apply a V4A patch, as PatchTool.Run decides. Arguments of the wrong type
-// are ignored field by field; such a call fails in Run before it touches
-// anything.
-func patchIsV4A(raw string) bool {
-	var a patchArgs
-	_ = json.Unmarshal([]byte(raw), &a)
-	return a.isV4A()
-}
-
-// patchArgsAreV4A is patchIsV4A for arguments already split into fields.
-func patchArgsAreV4A(args map[string]json.RawMessage) bool {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return false
-	}
-	return patchIsV4A(string(raw))
 }
 
 // Run implements Tool.
@@ -162,19 +143,7 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		return Errorf("patch: %s looks like a binary file; patch edits text files only", a.Path)
 	}
 	content := string(data)
-	count := strings.Count(content, oldS)
-	if count == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
-		// The model saw the file without its CRLF line endings.
-		crOld := strings.ReplaceAll(oldS, "\n", "\r\n")
-		if n := strings.Count(content, crOld); n > 0 {
-			oldS, newS, count = crOld, toCRLF(newS), n
-		}
-	} else if count > 0 {
-		if _, ends := splitLineEnds(content); dominantEOL(ends) == "\r\n" {
-			// New lines in a CRLF file end like the others.
-			newS = toCRLF(newS)
-		}
-	}
+	oldS, newS, count := matchEOL(content, oldS, newS)
 	if count == 0 {
 		return Errorf("patch: old_string not found in %s.%s Re-read the file with read_file and copy the exact text.", a.Path, notFoundHint(content, oldS))
 	}
@@ -195,6 +164,7 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		n = -1
 	}
 	updated := strings.Replace(content, oldS, newS, n)
+	ReportDiff(ctx, writeChange(envCwd(env), p, content, true, updated).Diff())
 	if err := atomicWrite(p, []byte(updated), info.Mode().Perm()); err != nil {
 		return Errorf("patch: %v", err)
 	}

@@ -217,7 +217,7 @@ func TestPatchReplaceKeepsCRLF(t *testing.T) {
 }
 
 // TestPatchModeDecisionShared: the tool applies a V4A patch exactly when
-// patchIsV4A says so, the helper the planner and the approver use too.
+// isV4A says so, the decision the planner and the approver use too.
 func TestPatchModeDecisionShared(t *testing.T) {
 	const v4aText = "*** Begin Patch\n*** Update File: c.txt\n-x\n+v4a\n*** End Patch"
 	for _, tc := range []struct {
@@ -234,13 +234,9 @@ func TestPatchModeDecisionShared(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"a.txt": "x\n", "c.txt": "x\n"})
 		raw, _ := json.Marshal(tc.args)
-		if got := patchIsV4A(string(raw)); got != tc.v4a {
-			t.Errorf("patchIsV4A(%s) = %v", raw, got)
-		}
-		var m map[string]json.RawMessage
-		_ = json.Unmarshal(raw, &m)
-		if got := patchArgsAreV4A(m); got != tc.v4a {
-			t.Errorf("patchArgsAreV4A(%s) = %v", raw, got)
+		var a patchArgs
+		if err := decodeArgs(raw, &a); err != nil || a.isV4A() != tc.v4a {
+			t.Errorf("isV4A(%s) = %v, %v", raw, a.isV4A(), err)
 		}
 		mustOK(t, callTool(t, PatchTool{}, dir, tc.args))
 		changed := "a.txt"

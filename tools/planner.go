@@ -143,18 +143,19 @@ func (p *planner) extendSequential(i int) {
 }
 
 // admit decides how call c takes part in the batch (hermes.md §1.2).
+// Path-scoped calls are decoded as their tool decodes them (decodeArgs);
+// a call the tool would refuse is a barrier.
 func (p *planner) admit(c BatchCall) admission {
 	barrier := admission{barrier: true}
 	name := c.Name
 	if neverParallelTool(name) {
 		return barrier
 	}
-	args, ok := planArgs(c.Arguments)
-	if !ok {
+	if !isJSONObject(c.Arguments) {
 		return barrier
 	}
 	if pathScopedReader(name) || pathScopedWriter(name) {
-		paths := p.scope(name, args)
+		paths := p.scope(name, c.Arguments)
 		if len(paths) == 0 {
 			return barrier
 		}
@@ -166,98 +167,62 @@ func (p *planner) admit(c BatchCall) admission {
 	return barrier
 }
 
-// planArgs parses raw tool arguments as a JSON object. Blank arguments are
-// the empty object, as in Registry.Call.
-func planArgs(raw string) (map[string]json.RawMessage, bool) {
-	s := strings.TrimSpace(raw)
-	if s == "" {
-		return map[string]json.RawMessage{}, true
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
-		return nil, false
-	}
-	return obj, true
+// isJSONObject reports whether raw tool arguments are a JSON object. Blank
+// arguments are the empty object, as in Registry.Call.
+func isJSONObject(raw string) bool {
+	_, err := parseArgs(raw)
+	return err == nil
 }
 
-// argString returns args[key] when it is a non-blank JSON string.
-func argString(args map[string]json.RawMessage, key string) (string, bool) {
-	raw, ok := args[key]
-	if !ok {
-		return "", false
+// scopePaths returns the paths, as the model gave them, that a call of a
+// path-scoped tool reads or writes, decoded as the tool decodes them; nil
+// when the tool would refuse the call.
+func scopePaths(name, raw string) []string {
+	args := json.RawMessage(raw)
+	switch name {
+	case "read_file":
+		var a readFileArgs
+		if decodeArgs(args, &a) != nil || strings.TrimSpace(a.Path) == "" {
+			return nil
+		}
+		return []string{a.Path}
+	case "search_files":
+		var a searchArgs
+		if decodeArgs(args, &a) != nil {
+			return nil
+		}
+		if strings.TrimSpace(a.Path) == "" {
+			return []string{"."}
+		}
+		return []string{a.Path}
+	case "write_file":
+		var a writeFileArgs
+		if decodeArgs(args, &a) != nil {
+			return nil
+		}
+		paths, _ := a.writePaths()
+		return paths
+	case "patch":
+		var a patchArgs
+		if decodeArgs(args, &a) != nil {
+			return nil
+		}
+		paths, _ := a.writePaths()
+		return paths
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" {
-		return "", false
-	}
-	return s, true
+	return nil
 }
 
 // scope returns the canonical paths a path-scoped call touches (hermes.md
 // §1.4); empty when the target is unknown.
-func (p *planner) scope(name string, args map[string]json.RawMessage) []string {
-	var raw []string
-	switch {
-	case name == "patch" && patchArgsAreV4A(args):
-		text, _ := argString(args, "patch")
-		raw = v4aScopePaths(text)
-	case name == "search_files":
-		path, ok := argString(args, "path")
-		if !ok {
-			path = "."
-		}
-		raw = []string{path}
-	default:
-		if path, ok := argString(args, "path"); ok {
-			raw = []string{path}
-		}
-	}
-	// The built-in tools resolve paths against the session cwd; a tool that
-	// honours a workdir argument resolves them there. Both are reserved.
-	bases := []string{p.cwd}
-	if wd, ok := argString(args, "workdir"); ok {
-		if abs, err := ResolvePath(p.cwd, wd); err == nil {
-			bases = append(bases, abs)
-		}
-	}
+func (p *planner) scope(name, raw string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range raw {
-		for _, base := range bases {
-			c, ok := p.canonical(base, r)
-			if ok && !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// v4aScopePaths returns every path named by a header of a V4A patch:
-// "*** Add File: p", "*** Update File: p", "*** Delete File: p",
-// "*** Move to: q" and both sides of "*** Move File: a -> b".
-func v4aScopePaths(text string) []string {
-	var out []string
-	for line := range strings.Lines(text) {
-		t := strings.TrimSpace(line)
-		if !strings.HasPrefix(t, "***") {
-			continue
-		}
-		t = strings.TrimSpace(t[3:])
-		for _, verb := range []string{"Add File:", "Update File:", "Delete File:", "Move to:", "Move File:"} {
-			rest, ok := strings.CutPrefix(t, verb)
-			if !ok {
-				continue
-			}
-			if verb == "Move File:" {
-				if from, to, ok := strings.Cut(rest, "->"); ok {
-					out = append(out, strings.TrimSpace(from), strings.TrimSpace(to))
-					break
-				}
-			}
-			out = append(out, strings.TrimSpace(rest))
-			break
+	for _, r := range scopePaths(name, raw) {
+		c, ok := p.canonical(p.cwd, r)
+		if ok && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
 	return out
@@ -305,6 +270,7 @@ func neverParallelTool(name string) bool {
 func parallelSafeTool(name string) bool {
 	switch name {
 	case "read_file", "search_files", "session_search", "web_search", "web_extract",
+		"list_mcp_resources", "read_mcp_resource",
 		"skill_view", "skills_list", "vision_analyze", "image_generate",
 		"ha_get_state", "ha_list_entities", "ha_list_services",
 		"connectors__execute", "tool_search", "tool_describe":

@@ -100,7 +100,9 @@ func TestPlanBatchRules(t *testing.T) {
 		{"~user is not expanded", []BatchCall{wr("~nobody/a.txt"), rd("/elsewhere/a.txt")}, "P[0 1]"},
 		{"workdir base conflicts", []BatchCall{bc("read_file", map[string]any{"path": "x", "workdir": "sub"}), wr("sub/x")}, "S[0 1]"},
 		{"workdir keeps cwd base too", []BatchCall{bc("read_file", map[string]any{"path": "x", "workdir": "sub"}), wr("x")}, "S[0 1]"},
-		{"workdir elsewhere, no conflict", []BatchCall{bc("read_file", map[string]any{"path": "y", "workdir": "sub"}), wr("b.txt")}, "P[0 1]"},
+		// read_file has no workdir: the tool refuses the call, so it is a barrier.
+		{"unknown argument is a barrier", []BatchCall{bc("read_file", map[string]any{"path": "y", "workdir": "sub"}), wr("b.txt")}, "S[0 1]"},
+		{"capitalised key is a barrier", []BatchCall{bc("read_file", map[string]any{"Path": "y"}), rd("b.txt")}, "S[0 1]"},
 		{"bare search_files reserves cwd", []BatchCall{bc("search_files", map[string]any{"pattern": "x"}), wr("sub/x")}, "S[0 1]"},
 		{"blank search path reserves cwd", []BatchCall{wr("a.txt"), bc("search_files", map[string]any{"pattern": "x", "path": "  "})}, "S[0 1]"},
 		{"bare search_files shares with readers", []BatchCall{bc("search_files", map[string]any{"pattern": "x"}), rd("a.txt")}, "P[0 1]"},
@@ -114,7 +116,7 @@ func TestPlanBatchRules(t *testing.T) {
 		{"V4A Move to reserves target", []BatchCall{v4a("*** Update File: a.txt\n*** Move to: moved.txt\n@@\n-x\n+y"), rd("moved.txt")}, "S[0 1]"},
 		{"V4A Move File reserves source", []BatchCall{v4a("*** Move File: a.txt -> c.txt"), rd("a.txt")}, "S[0 1]"},
 		{"V4A Move File reserves target", []BatchCall{v4a("*** Move File: a.txt -> c.txt"), rd("c.txt")}, "S[0 1]"},
-		{"V4A two patches of different files", []BatchCall{v4a("*** Update File: a.txt"), v4a("*** Update File: b.txt")}, "P[0 1]"},
+		{"V4A two patches of different files", []BatchCall{v4a("*** Update File: a.txt\n@@\n-x\n+y"), v4a("*** Update File: b.txt\n@@\n-x\n+y")}, "P[0 1]"},
 		{"V4A without headers is a barrier", []BatchCall{v4a("@@\n-x\n+y"), rd("x"), rd("y")}, "S[0] P[1 2]"},
 		// Without a mode, a patch argument and no old_string is a V4A
 		// patch (as the tool and the approver decide): its files are
@@ -176,14 +178,6 @@ func TestPlanBatchNilCallbackAndRelativeCwd(t *testing.T) {
 func TestSegmentMode(t *testing.T) {
 	if (Segment{Parallel: true}).Mode() != "parallel" || (Segment{}).Mode() != "sequential" {
 		t.Error("Mode names")
-	}
-}
-
-func TestV4AScopePaths(t *testing.T) {
-	got := v4aScopePaths("*** Begin Patch\n  *** Update File: a\n*** Move to: b\n*** Add File:c\n***Delete File: d\n*** Move File: e -> f\n*** End Patch\n+*** Update File: g")
-	want := []string{"a", "b", "c", "d", "e", "f"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("paths = %q, want %q", got, want)
 	}
 }
 

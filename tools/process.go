@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +38,26 @@ type ProcessManager struct {
 	procs  map[string]*bgProcess
 	nextID int
 	closed bool
+
+	reaper *Reaper // records every group started, foreground ones too
+}
+
+// SetReaper makes r record the process groups of this session's commands,
+// background and foreground, so they die with talaria even on SIGKILL.
+func (m *ProcessManager) SetReaper(r *Reaper) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reaper = r
+}
+
+// Reaper returns the reaper set with SetReaper, or nil.
+func (m *ProcessManager) Reaper() *Reaper {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reaper
 }
 
 // NewProcessManager returns an empty ProcessManager.
@@ -55,6 +74,7 @@ type bgProcess struct {
 	started time.Time
 	out     *outputRing
 	pipe    *os.File      // read end of the output pipe
+	release func()        // forgets the group in the reaper
 	done    chan struct{} // closed when the shell has exited
 	outDone chan struct{} // closed when the output pipe reached EOF
 
@@ -86,7 +106,7 @@ type ProcessInfo struct {
 
 // Start runs command with bash -c in dir, in its own process group, with
 // stdin from /dev/null, and returns its id at once.
-func (m *ProcessManager) Start(command, dir string) (string, error) {
+func (m *ProcessManager) Start(pol CommandPolicy, command, dir string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -105,8 +125,12 @@ func (m *ProcessManager) Start(command, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot create an output pipe: %v", err)
 	}
-	cmd := exec.Command(shellPath(), "-c", command)
-	cmd.Dir = dir
+	cmd, err := pol.shellCommand(context.Background(), command, dir)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return "", err
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -127,6 +151,7 @@ func (m *ProcessManager) Start(command, dir string) (string, error) {
 		pipe:    pr,
 		done:    make(chan struct{}),
 		outDone: make(chan struct{}),
+		release: m.reaper.Track(cmd.Process.Pid),
 	}
 	go func() {
 		_, _ = io.Copy(p.out, pr)
@@ -299,6 +324,9 @@ func (p *bgProcess) kill() {
 	case <-p.outDone:
 	case <-time.After(procDrainWait):
 		p.pipe.Close()
+	}
+	if p.release != nil && !groupAlive(p.pid) {
+		p.release()
 	}
 }
 

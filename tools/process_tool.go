@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
@@ -60,7 +61,7 @@ func (ProcessTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resul
 		return Errorf("process: background processes are not available in this session")
 	}
 	m := env.Processes
-	action := strings.ToLower(strings.TrimSpace(a.Action))
+	action := a.action()
 	if action == "list" {
 		return Result{Output: renderProcessList(m.List())}
 	}
@@ -92,7 +93,9 @@ func (ProcessTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resul
 			return Errorf("process: timeout must be >= 1 second, got %d", timeout)
 		}
 		timeout = min(timeout, termMaxTimeout)
+		stop := watchOutput(p, Output(ctx))
 		exited, err := p.waitExit(ctx, time.Duration(timeout)*time.Second)
+		stop()
 		out := p.readNew()
 		switch {
 		case err != nil:
@@ -171,4 +174,46 @@ func processLog(p *bgProcess, offset, limit *flexInt) Result {
 		fmt.Fprintf(&b, "[%d more lines; next offset %d]", len(lines)-last, last+1)
 	}
 	return Result{Output: strings.TrimSuffix(b.String(), "\n")}
+}
+
+// watchOutput copies to w what p prints from its poll position on, every
+// OutputInterval, until the returned stop is called (stop copies what is
+// left and returns once the copying has ended). It does not move the poll
+// position: the result of the call still reports that output.
+func watchOutput(p *bgProcess, w io.Writer) (stop func()) {
+	if w == io.Discard {
+		return func() {}
+	}
+	p.mu.Lock()
+	off := p.pollPos
+	p.mu.Unlock()
+	quit, done := make(chan struct{}), make(chan struct{})
+	copyNew := func() {
+		data, start, end := p.out.since(off)
+		if start > off {
+			fmt.Fprintf(w, "[… %d bytes not shown live …]\n", start-off)
+		}
+		if data != "" {
+			_, _ = io.WriteString(w, data)
+		}
+		off = end
+	}
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(OutputInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				copyNew()
+				return
+			case <-tick.C:
+				copyNew()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }

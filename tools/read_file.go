@@ -123,36 +123,47 @@ func readWindow(ctx context.Context, shown, p string, offset, limit int) Result 
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	var out strings.Builder
+	var buf []byte
 	line, shownLines, lastShown := 0, 0, 0
 	truncatedAtChars, lineCut := false, false
 	for shownLines < limit && !truncatedAtChars {
 		if line%4096 == 0 && ctx.Err() != nil {
 			return Errorf("read_file: cancelled")
 		}
-		text, err := r.ReadString('\n')
-		if text == "" && err != nil {
-			if !errors.Is(err, io.EOF) {
-				return Errorf("read_file: cannot read %s: %v", shown, err)
-			}
+		keep := readMaxChars + 1
+		if line+1 < offset {
+			keep = 0 // a skipped line is only counted
+		}
+		text, full, ok, err := readLine(r, keep, buf[:0])
+		buf = text
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Errorf("read_file: cannot read %s: %v", shown, err)
+		}
+		if !ok {
 			break
 		}
 		line++
 		if line < offset {
 			continue
 		}
-		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-		entry := fmt.Sprintf("%d|%s\n", line, text)
-		if out.Len()+len(entry) > readMaxChars {
+		if full == len(text) && bytes.HasSuffix(text, []byte{'\r'}) {
+			text, full = text[:len(text)-1], full-1
+		}
+		prefix := fmt.Sprintf("%d|", line)
+		if out.Len()+len(prefix)+full+1 > readMaxChars {
 			if shownLines > 0 {
 				truncatedAtChars = true
 				break
 			}
 			// A single line too long to show whole: cut it.
-			room := max(readMaxChars-(len(entry)-len(text))-200, 0)
-			entry = fmt.Sprintf("%d|%s … [line truncated: %d more characters]\n", line, strings.ToValidUTF8(text[:room], ""), len(text)-room)
+			room := min(max(readMaxChars-len(prefix)-200, 0), len(text))
+			fmt.Fprintf(&out, "%s%s … [line truncated: %d more characters]\n", prefix, strings.ToValidUTF8(string(text[:room]), ""), full-room)
 			lineCut = true
+		} else {
+			out.WriteString(prefix)
+			out.Write(text)
+			out.WriteByte('\n')
 		}
-		out.WriteString(entry)
 		shownLines++
 		lastShown = line
 	}
@@ -178,6 +189,31 @@ func readWindow(ctx context.Context, shown, p string, offset, limit int) Result 
 		fmt.Fprintf(&out, "\n[Showing lines %d-%d of %d (end of file).]", offset, lastShown, total)
 	}
 	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+}
+
+// readLine reads one line of r and keeps at most keep bytes of it, in buf,
+// without the newline; full is the line's length without the newline. A
+// line of any length costs no more memory than keep bytes and r's buffer.
+// ok is false at the end of the input (err then says why).
+func readLine(r *bufio.Reader, keep int, buf []byte) (text []byte, full int, ok bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		ok = ok || len(frag) > 0
+		if n := len(frag); n > 0 && frag[n-1] == '\n' {
+			frag = frag[:n-1]
+		}
+		full += len(frag)
+		if room := keep - len(buf); room > 0 {
+			buf = append(buf, frag[:min(room, len(frag))]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if ok && errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return buf, full, ok, err
+	}
 }
 
 // countRemainingLines counts the lines left in r, which sits at the start

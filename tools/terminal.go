@@ -107,7 +107,9 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if a.Background {
 		return startBackground(env, a.Command, dir)
 	}
-	res := runShell(ctx, a.Command, dir, time.Duration(timeout)*time.Second)
+	ctx = withReaper(ctx, env.Processes.Reaper())
+	res := runShell(ctx, commandPolicy(env), a.Command, dir, time.Duration(timeout)*time.Second)
+	res = sandboxFollowUp(ctx, env, a.Command, dir, time.Duration(timeout)*time.Second, res)
 	res.Output = note + res.Output
 	return res
 }
@@ -117,7 +119,7 @@ func startBackground(env *Env, command, dir string) Result {
 	if env == nil || env.Processes == nil {
 		return Errorf("terminal: background processes are not available in this session; run the command in the foreground with a timeout instead")
 	}
-	id, err := env.Processes.Start(command, dir)
+	id, err := env.Processes.Start(env.Commands, command, dir)
 	if err != nil {
 		return Errorf("terminal: %v", err)
 	}
@@ -144,7 +146,7 @@ func shellPath() string {
 // returns about termPipeGrace after the shell's exit or the SIGTERM at the
 // latest, even when something outside the group keeps the output pipe
 // open.
-func runShell(ctx context.Context, command, dir string, timeout time.Duration) Result {
+func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeout time.Duration) Result {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := newHeadTail(termOutputCap)
@@ -155,8 +157,11 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 		return Errorf("terminal: cannot create an output pipe: %v", err)
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(runCtx, shellPath(), "-c", command)
-	cmd.Dir = dir
+	cmd, err := pol.shellCommand(runCtx, command, dir)
+	if err != nil {
+		pw.Close()
+		return Errorf("terminal: %v", err)
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = foregroundShellAttr()
@@ -185,10 +190,11 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) R
 	pw.Close()
 	outDone := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(io.MultiWriter(out, Output(ctx)), pr) // live output too
 		close(outDone)
 	}()
 	pgid := cmd.Process.Pid
+	defer trackGroup(ctx, pgid)()
 	waitErr := cmd.Wait()
 	killed := termAt.Load() != 0
 	var signalled time.Time

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"talaria/providers"
 )
 
 // Env is what a tool run may depend on besides its arguments.
@@ -18,6 +20,12 @@ type Env struct {
 	Cwd string
 	// SessionID is the session the call belongs to.
 	SessionID string
+	// Commands is how terminal and process start commands: their
+	// environment (without secrets) and the OS sandbox.
+	Commands CommandPolicy
+	// Escalate asks the user whether a command the sandbox stopped may run
+	// once outside it; nil (headless) never escalates.
+	Escalate func(ctx context.Context, tool, command string) bool
 	// Processes holds the session's background processes (terminal with
 	// background=true, and the process tool). Nil disables them. The
 	// session creates it with NewProcessManager and closes it at its end.
@@ -44,6 +52,10 @@ type Result struct {
 	// IsError marks a failed call; Output then explains the failure in a
 	// way the model can act on.
 	IsError bool
+	// Images are images the tool returned (each within
+	// providers.MaxImageBytes); Output holds a placeholder for each, for
+	// wires that cannot take images.
+	Images []providers.Image
 }
 
 // Errorf builds an error Result.

@@ -60,6 +60,9 @@ func applyV4A(ctx context.Context, env *Env, text string) Result {
 	if ctx.Err() != nil {
 		return Errorf("patch: cancelled before writing; no file was changed")
 	}
+	for _, c := range changes {
+		ReportDiff(ctx, v4aFileChange(cwd, c).Diff())
+	}
 	if err := commitV4A(changes); err != nil {
 		return Errorf("patch: %v", err)
 	}

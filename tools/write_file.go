@@ -74,6 +74,9 @@ func (WriteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Res
 	} else if !info.Mode().IsRegular() {
 		return Errorf("write_file: %s is not a regular file (it is a %s); refusing to replace it", a.Path, fileKind(info.Mode()))
 	}
+	if old, had, err := readCurrent(p); err == nil {
+		ReportDiff(ctx, writeChange(envCwd(env), p, old, had, *a.Content).Diff())
+	}
 	if err := atomicWrite(p, []byte(*a.Content), 0o644); err != nil {
 		return Errorf("write_file: %v", err)
 	}

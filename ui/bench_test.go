@@ -75,20 +75,20 @@ func BenchmarkStreamingFrame(b *testing.B) {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
 			h := newHarness(b, func(o *Options) { o.History = benchHistory(n) })
 			h.size(120, 50)
-			h.m.Update(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{turnStarted(1, "go")}})
+			h.m.Update(eventsMsg{closed: true, evs: []loop.Event{turnStarted(1, "go")}})
 			words := strings.Fields("The parser fails because the trailing comma is consumed twice; **fix** it in `skip` and add a test.\n\n")
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
 				if i%2000 == 1999 { // start a new answer now and then so it stays realistic in size
-					h.m.Update(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{
+					h.m.Update(eventsMsg{closed: true, evs: []loop.Event{
 						&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "done"}}})
 				}
 				ev := &loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: words[i%len(words)] + " "}
 				if i%40 == 39 {
 					ev.Text += "\n\n"
 				}
-				h.m.Update(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{ev}})
+				h.m.Update(eventsMsg{closed: true, evs: []loop.Event{ev}})
 				if i%20 == 19 {
 					h.clk.advance(100 * time.Millisecond)
 					h.m.Update(frameMsg{})
@@ -118,12 +118,12 @@ func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, He
 func BenchmarkDelta(b *testing.B) {
 	h := newHarness(b, func(o *Options) { o.History = benchHistory(2000) })
 	h.size(120, 50)
-	h.m.Update(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{turnStarted(1, "go")}})
+	h.m.Update(eventsMsg{closed: true, evs: []loop.Event{turnStarted(1, "go")}})
 	ev := []loop.Event{&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: "token "}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		h.m.Update(eventsMsg{gen: h.m.evGen, closed: true, evs: ev})
+		h.m.Update(eventsMsg{closed: true, evs: ev})
 		_ = h.m.View()
 		if i%5000 == 4999 {
 			h.m.live.stream.buf.Reset() // keep the buffer from growing without bound

@@ -47,8 +47,12 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		m.switchTheme(args)
 	case "copy":
 		return m.copyLastAnswer()
+	case "approvals":
+		m.setApprovals(args)
 	case "new", "resume", "sessions", "model", "compress":
 		return m.external(name, args)
+	case "rewind", "undo", "diff":
+		return m.rewindCommand(name, args)
 	default:
 		m.notice(noticeWarn, unknownCommandText(name))
 	}
@@ -249,7 +253,8 @@ func (m *Model) reportErr(what string, err error) tea.Cmd {
 	return nil
 }
 
-// switchSession replaces the agent, the event channel and the transcript.
+// switchSession shows the session the wiring switched to: status line and
+// transcript.
 // It refuses while a turn runs: the screen would go idle over a turn that
 // goes on. Messages queued while the switch was on its way stay queued,
 // for the new session.
@@ -258,12 +263,8 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 		m.notice(noticeWarn, "the session was not switched on screen: a turn is running · esc interrupts it, then try again")
 		return nil
 	}
-	if s.Agent != nil {
-		m.agent = s.Agent
-	}
-	cmd := m.replaceEvents(s.Events)
 	m.ses = sessionInfo{provider: or(s.Provider, m.ses.provider), model: or(s.Model, m.ses.model), cwd: m.ses.cwd, id: s.ID}
-	m.turn = turnState{seq: m.turn.seq, queue: m.turn.queue}
+	m.turn = turnState{queue: m.turn.queue}
 	m.beginLive()
 	m.live.phase = phaseIdle
 	m.tr.reset()
@@ -272,7 +273,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 		m.notice(noticeMuted, "new session "+s.ID)
 	}
 	m.trDirty, m.chromeDirty = true, true
-	return cmd
+	return nil
 }
 
 // or returns a unless it is empty.

@@ -80,7 +80,6 @@ func TestStopSteerQueueCommands(t *testing.T) {
 func TestSteerAndQueueWhileIdleSend(t *testing.T) {
 	for _, c := range []string{"/steer", "/queue"} {
 		h := newHarness(t)
-		h.agent.block = make(chan struct{})
 		h.command(c + " do it")
 		wantCalls(t, h, "run:do it")
 	}
@@ -147,13 +146,11 @@ func TestExternalCommandsUnavailable(t *testing.T) {
 }
 
 func TestExternalCommands(t *testing.T) {
-	newAgent := &fakeAgent{}
-	events := make(chan loop.Event, 1)
 	var resumed string
 	h := newHarness(t, func(o *Options) {
 		o.Commands = Commands{
 			New: func(context.Context) (Session, error) {
-				return Session{Agent: newAgent, Events: events, ID: "ffff0000aaaa", Provider: "openai", Model: "gpt-4.1"}, nil
+				return Session{ID: "ffff0000aaaa", Provider: "openai", Model: "gpt-4.1"}, nil
 			},
 			Resume: func(_ context.Context, id string) (Session, error) {
 				resumed = id
@@ -188,23 +185,17 @@ func TestExternalCommands(t *testing.T) {
 	if strings.Contains(h.screen(), "fix parser") {
 		t.Error("transcript not replaced on resume")
 	}
-	gen := h.m.evGen
 	h.command("/new")
-	if h.m.agent != newAgent || h.m.evGen != gen+1 || h.m.ses.id != "ffff0000aaaa" {
-		t.Error("/new did not switch agent, channel and id")
+	if h.m.ses.id != "ffff0000aaaa" {
+		t.Error("/new did not switch the session id")
 	}
 	contains(t, h.screen(), "new session ffff0000")
 
-	h.agent.block = make(chan struct{})
-	newAgent.block = make(chan struct{})
 	h.typeText("go")
 	h.key("enter")
 	h.command("/model x/y")
 	contains(t, h.screen(), "/model waits for the turn to end")
-	wantCalls(t, h)
-	if got := newAgent.got(); len(got) != 1 || got[0] != "run:go" {
-		t.Errorf("new agent calls = %q", got)
-	}
+	wantCalls(t, h, "run:go")
 }
 
 func TestPopupCompletionEnter(t *testing.T) {

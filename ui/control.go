@@ -3,51 +3,45 @@ package ui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"talaria/loop"
 )
 
 // quitWindow is how close two Ctrl+C presses must be to quit.
 const quitWindow = 2 * time.Second
 
-// runGrace is how long the screen waits, after Run returned, for the
-// turn.finished event still in the channel before it settles the turn.
-const runGrace = 500 * time.Millisecond
-
-// Run is retried this often, this far apart, while the agent says busy.
-const (
-	busyRetries    = 20
-	busyRetryDelay = 50 * time.Millisecond
-)
-
-// turnState is the control state of the turn in progress.
+// turnState is the control state of the turn in progress. The screen
+// learns that a turn ended from turn.finished alone.
 type turnState struct {
-	busy         bool // a turn runs (set before Run is called)
-	runInFlight  bool // our Run call has not returned yet
-	finishedSeen bool // turn.finished arrived for the running turn
+	busy         bool // a turn runs (set before Start is called)
 	awaitingEcho bool // the next turn.started echoes input we already show
 	number       int  // the current turn, from turn.started
 	floor        int  // events of turns before this one are stale
-	seq          int  // Run calls made; tags runDoneMsg
 	started      time.Time
 
-	pendingSteers []string // steers not yet delivered
-	queue         []string // messages to send after this turn
-	next          string   // pending_steer handed back by turn.finished
+	pendingSteers []steerEntry // steers not yet delivered
+	steerSeq      int          // tags the screen's own steers until their id is known
+	delivered     map[int]bool // ids of this turn's delivered steers
+	queue         []string     // messages to send after this turn
+	next          string       // pending_steer handed back by turn.finished
 }
 
-// runDoneMsg reports that Agent.Run returned.
-type runDoneMsg struct {
-	seq int
-	err error
+// steerEntry is a steer shown as pending. id is the agent's; a steer the
+// screen sent has id 0 until the agent's answer (steerAckMsg) names it.
+type steerEntry struct {
+	id    int
+	local int // the screen's tag, 0 for a steer learnt from steer.queued
+	text  string
 }
 
-// graceMsg ends the wait for a turn.finished that never came.
-type graceMsg struct{ seq int }
+// turnFailedMsg reports that Agent.Start refused or failed: no turn began.
+type turnFailedMsg struct{ err error }
+
+// steerAckMsg tells the id the agent gave to the screen's steer local.
+type steerAckMsg struct{ local, id int }
 
 // submit handles Enter: a slash command, a new turn, or busy input.
 func (m *Model) submit() tea.Cmd {
@@ -95,44 +89,67 @@ func (m *Model) startTurn(text string) tea.Cmd {
 		m.notice(noticeError, "No agent is configured, so nothing was sent.")
 		return nil
 	}
-	m.turn.busy, m.turn.runInFlight, m.turn.finishedSeen = true, true, false
-	m.turn.awaitingEcho = true
+	m.turn.busy, m.turn.awaitingEcho = true, true
 	if m.turn.number > 0 {
 		m.turn.floor = m.turn.number + 1 // a late event of the last turn is not this one's
 	}
-	m.turn.seq++
 	m.turn.started = m.clock()
 	m.ui.now = m.turn.started
 	m.beginLive()
 	m.chromeDirty = true
-	return tea.Batch(runTurn(m.ctx, m.agent, m.turn.seq, m.comp.withAttachments(text)), m.ensureTicking())
+	return tea.Batch(startTurn(m.ctx, m.agent, m.comp.withAttachments(text)), m.ensureTicking())
 }
 
-// runTurn calls Agent.Run in the command goroutine. The agent still
-// reports busy for a moment after it emitted turn.finished, so ErrBusy is
-// retried briefly before it counts as a failure.
-func runTurn(ctx context.Context, agent Agent, seq int, text string) tea.Cmd {
+// startTurn calls Agent.Start in a command goroutine. The turn then speaks
+// only through events; the command reports only a turn that never began.
+func startTurn(ctx context.Context, agent Agent, text string) tea.Cmd {
 	return func() tea.Msg {
-		for i := 0; ; i++ {
-			err := agent.Run(ctx, text)
-			if !errors.Is(err, loop.ErrBusy) || i == busyRetries {
-				return runDoneMsg{seq: seq, err: err}
-			}
-			select {
-			case <-time.After(busyRetryDelay):
-			case <-ctx.Done():
-				return runDoneMsg{seq: seq, err: ctx.Err()}
-			}
+		if err := agent.Start(ctx, text); err != nil {
+			return turnFailedMsg{err: err}
 		}
+		return nil
 	}
 }
 
-// steer injects text into the running turn.
+// handleTurnFailed returns to idle after a turn that did not start.
+func (m *Model) handleTurnFailed(msg turnFailedMsg) tea.Cmd {
+	if !m.turn.busy {
+		return nil
+	}
+	if !errors.Is(msg.err, context.Canceled) {
+		m.notice(noticeError, "The turn did not start: "+msg.err.Error())
+	}
+	return m.finishTurn()
+}
+
+// steer injects text into the running turn. It shows as pending at once;
+// the agent's answer gives it the id that steer.queued and
+// steer.delivered name it by.
 func (m *Model) steer(text string) tea.Cmd {
-	m.turn.pendingSteers = append(m.turn.pendingSteers, text)
+	m.turn.steerSeq++
+	local := m.turn.steerSeq
+	m.turn.pendingSteers = append(m.turn.pendingSteers, steerEntry{local: local, text: text})
 	m.chromeDirty = true
 	agent := m.agent
-	return func() tea.Msg { agent.Steer(text); return nil }
+	return func() tea.Msg { return steerAckMsg{local: local, id: agent.Steer(text)} }
+}
+
+// handleSteerAck names the screen's steer by the agent's id. When
+// steer.queued (or steer.delivered) for that id came first, the entry is
+// a duplicate (or done) and goes.
+func (m *Model) handleSteerAck(msg steerAckMsg) tea.Cmd {
+	i := slices.IndexFunc(m.turn.pendingSteers, func(e steerEntry) bool { return e.local == msg.local })
+	if i < 0 {
+		return nil
+	}
+	known := slices.ContainsFunc(m.turn.pendingSteers, func(e steerEntry) bool { return e.id == msg.id })
+	if msg.id == 0 || known || m.turn.delivered[msg.id] {
+		m.turn.pendingSteers = slices.Delete(m.turn.pendingSteers, i, i+1)
+	} else {
+		m.turn.pendingSteers[i].id = msg.id
+	}
+	m.chromeDirty = true
+	return nil
 }
 
 // enqueue keeps text to send as the next turn.
@@ -153,38 +170,11 @@ func (m *Model) interrupt() tea.Cmd {
 	return func() tea.Msg { agent.Interrupt(); return nil }
 }
 
-// handleRunDone settles the turn once both Run has returned and its
-// turn.finished event has been applied (or a grace period passed).
-func (m *Model) handleRunDone(msg runDoneMsg) tea.Cmd {
-	if msg.seq != m.turn.seq {
-		return nil
-	}
-	m.turn.runInFlight = false
-	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-		m.notice(noticeError, "The turn failed: "+msg.err.Error())
-	}
-	if m.turn.finishedSeen || msg.err != nil {
-		return m.finishTurn()
-	}
-	seq := msg.seq
-	return tea.Tick(runGrace, func(time.Time) tea.Msg { return graceMsg{seq: seq} })
-}
-
-// handleGrace settles a turn whose turn.finished never arrived.
-func (m *Model) handleGrace(msg graceMsg) tea.Cmd {
-	if msg.seq != m.turn.seq || m.turn.runInFlight || !m.turn.busy {
-		return nil
-	}
-	return m.finishTurn()
-}
-
 // finishTurn returns to idle and sends what waits: the pending steer the
 // turn handed back first, then the queue.
 func (m *Model) finishTurn() tea.Cmd {
-	if m.turn.runInFlight {
-		return nil
-	}
 	m.turn.busy, m.turn.awaitingEcho = false, false
+	m.turn.pendingSteers, m.turn.delivered = nil, nil
 	m.endLive()
 	m.chromeDirty = true
 	return m.sendNext()

@@ -79,6 +79,8 @@ func (m *Model) renderBox() string {
 		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
 	case r != nil:
 		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
+	case m.rw.open():
+		return m.rewindBox()
 	case m.modal.picker != nil:
 		return m.modalBox(m.look.st.Composer, m.pickerParts(), &m.modal.picker.filter)
 	}
@@ -118,6 +120,9 @@ func (m *Model) approvalStyle(r *dialogRequest) lipgloss.Style {
 // wrote is sanitized first.
 func (m *Model) approvalParts(r *dialogRequest) []boxPart {
 	st, w := m.look.st, m.innerWidth()
+	if r.hasDiff() {
+		return m.diffParts(r, m.approvalEnd(r, w))
+	}
 	req := r.approval
 	summary, why := splitDestructive(req)
 	summary, why = sanitize(summary), sanitize(why)
@@ -167,6 +172,9 @@ func (m *Model) approvalEnd(r *dialogRequest, w int) []boxPart {
 			m.inputPart(m.modal.input, "› ", "optional reason"),
 			m.footer("enter send · esc deny without a reason"),
 		}
+	}
+	if r.hasDiff() {
+		return []boxPart{{lines: m.optionLines(dialogOptions(r), w)}, m.diffFooter()}
 	}
 	return []boxPart{{lines: m.optionLines(dialogOptions(r), w)}, m.footer("↑↓ move · enter confirm · esc deny")}
 }

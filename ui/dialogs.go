@@ -119,6 +119,8 @@ type dialogRequest struct {
 	choices  []string
 	reply    chan dialogAnswer
 	settled  chan struct{}
+	// diff is the change an edit approval would make, once computed.
+	diff *diffView
 }
 
 // dialogAnswer is the user's answer to a request.
@@ -185,7 +187,9 @@ type modalState struct {
 }
 
 // modalOpen reports whether a question or the picker takes the keys.
-func (m *Model) modalOpen() bool { return len(m.modal.queue) > 0 || m.modal.picker != nil }
+func (m *Model) modalOpen() bool {
+	return len(m.modal.queue) > 0 || m.modal.picker != nil || m.rw.open()
+}
 
 // dialog returns the question on screen, or nil.
 func (m *Model) dialog() *dialogRequest {
@@ -204,7 +208,7 @@ func (m *Model) handleDialog(msg dialogMsg) tea.Cmd {
 		show = m.showDialog()
 	}
 	m.chromeDirty = true
-	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show)
+	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show, previewDiff(msg.req, m.ses.cwd))
 }
 
 // handleDialogSettled drops a request whose caller returned without an
@@ -282,6 +286,7 @@ func (m *Model) dismissAll() tea.Cmd {
 		cmds = append(cmds, m.answer(dialogAnswer{decision: deny("")}))
 	}
 	m.closePicker()
+	m.closeRewind()
 	m.chromeDirty = true
 	return tea.Batch(cmds...)
 }

@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,19 +15,16 @@ import (
 const maxEventBatch = 512
 
 // eventsMsg carries the events that were waiting in the channel, in order.
-// gen tells batches of a replaced channel apart.
 type eventsMsg struct {
-	gen    int
 	evs    []loop.Event
 	closed bool
 }
 
 // waitEvents blocks for one event, then takes whatever else is already
 // queued, so bursts of deltas cost one Update. Update re-arms it. Closing
-// stop (the channel was replaced, or the screen is gone) ends the wait
-// with no message, so an abandoned wait neither takes an event meant for
-// its successor nor leaks its goroutine.
-func waitEvents(ch <-chan loop.Event, gen int, stop <-chan struct{}) tea.Cmd {
+// stop (the screen is gone) ends the wait with no message, so it does not
+// leak its goroutine.
+func waitEvents(ch <-chan loop.Event, stop <-chan struct{}) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -42,55 +39,29 @@ func waitEvents(ch <-chan loop.Event, gen int, stop <-chan struct{}) tea.Cmd {
 		case ev, ok = <-ch:
 		}
 		if !ok {
-			return eventsMsg{gen: gen, closed: true}
+			return eventsMsg{closed: true}
 		}
 		evs := []loop.Event{ev}
 		for len(evs) < maxEventBatch {
 			select {
 			case ev, ok := <-ch:
 				if !ok {
-					return eventsMsg{gen: gen, evs: evs, closed: true}
+					return eventsMsg{evs: evs, closed: true}
 				}
 				evs = append(evs, ev)
 			default:
-				return eventsMsg{gen: gen, evs: evs}
+				return eventsMsg{evs: evs}
 			}
 		}
-		return eventsMsg{gen: gen, evs: evs}
+		return eventsMsg{evs: evs}
 	}
 }
 
-// stopChannel returns a channel that closes when stop is called or
-// parent ends.
-func stopChannel(parent context.Context) (<-chan struct{}, context.CancelFunc) {
-	ctx, stop := context.WithCancel(parent)
-	return ctx.Done(), stop
-}
-
-// waitEvents waits on the current event channel.
-func (m *Model) waitEvents() tea.Cmd { return waitEvents(m.events, m.evGen, m.evDone) }
-
-// replaceEvents switches to another event channel: the wait on the old
-// one ends (its goroutine returns without taking an event), and batches
-// it already took are dropped by their generation. It returns the wait
-// on the new channel. The same channel again changes nothing: its wait
-// keeps running, and a second one would steal its batches.
-func (m *Model) replaceEvents(ch <-chan loop.Event) tea.Cmd {
-	if ch == nil || ch == m.events {
-		return nil
-	}
-	m.evStop()
-	m.evDone, m.evStop = stopChannel(m.ctx)
-	m.events = ch
-	m.evGen++
-	return m.waitEvents()
-}
+// waitEvents waits on the event channel.
+func (m *Model) waitEvents() tea.Cmd { return waitEvents(m.events, m.ctx.Done()) }
 
 // handleEvents applies a batch and re-arms the wait.
 func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
-	if msg.gen != m.evGen {
-		return nil
-	}
 	m.ui.now = m.clock() // countdowns and elapsed times start from now
 	cmds := make([]tea.Cmd, 0, 2)
 	for _, ev := range msg.evs {
@@ -133,6 +104,8 @@ func (m *Model) applyEvent(ev loop.Event) tea.Cmd {
 		m.onToolStarted(e)
 	case *loop.ToolCompleted:
 		m.onToolCompleted(e)
+	case *loop.ToolOutput:
+		m.onToolOutput(e)
 	default:
 		return m.applyNotice(ev)
 	}
@@ -151,9 +124,9 @@ func (m *Model) applyNotice(ev loop.Event) tea.Cmd {
 	case *loop.Guardrail:
 		m.onGuardrail(e)
 	case *loop.SteerQueued:
-		m.onSteerQueued(e.Text)
+		m.onSteerQueued(e)
 	case *loop.SteerDelivered:
-		m.onSteerDelivered(e.Text)
+		m.onSteerDelivered(e)
 	case *loop.BudgetRefunded:
 		m.live.budget.refunds++
 		m.chromeDirty = true
@@ -183,9 +156,11 @@ func (m *Model) onTurnStarted(e *loop.TurnStarted) tea.Cmd {
 		m.turn.started = e.TS.Time()
 	}
 	m.turn.awaitingEcho = false
-	m.turn.finishedSeen = false
 	m.turn.busy = true
 	m.chromeDirty = true
+	if m.pollMCP() {
+		m.notice(noticeWarn, "MCP servers still starting ("+m.ui.mcpStarting+"): this turn goes on without their tools")
+	}
 	return m.ensureTicking()
 }
 
@@ -296,7 +271,8 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 		c.state = toolFailed
 	}
 	c.dur = msDuration(e.DurationMS)
-	c.output = e.Output
+	c.output, c.diff = e.Output, e.Diff
+	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true
 }
@@ -344,28 +320,28 @@ func (m *Model) onGuardrail(e *loop.Guardrail) {
 	m.chromeDirty = true
 }
 
-// onSteerQueued records a steer the screen did not add itself.
-func (m *Model) onSteerQueued(text string) {
-	for _, s := range m.turn.pendingSteers {
-		if s == text {
-			return
-		}
+// onSteerQueued records a steer the screen does not show yet: one sent
+// elsewhere, or its own whose id it has not learnt (handleSteerAck then
+// drops the duplicate).
+func (m *Model) onSteerQueued(e *loop.SteerQueued) {
+	if e.ID != 0 && (m.turn.delivered[e.ID] || slices.ContainsFunc(m.turn.pendingSteers, func(s steerEntry) bool { return s.id == e.ID })) {
+		return
 	}
-	m.turn.pendingSteers = append(m.turn.pendingSteers, text)
+	m.turn.pendingSteers = append(m.turn.pendingSteers, steerEntry{id: e.ID, text: e.Text})
 	m.chromeDirty = true
 }
 
-// onSteerDelivered moves delivered steers from the pane to the transcript.
-// The agent joins several pending steers with newlines into one delivery.
-func (m *Model) onSteerDelivered(text string) {
-	kept := m.turn.pendingSteers[:0]
-	for _, s := range m.turn.pendingSteers {
-		if !strings.Contains(text, s) {
-			kept = append(kept, s)
-		}
+// onSteerDelivered moves delivered steers, named by id, from the pane to
+// the transcript. The agent joins several pending steers into one delivery.
+func (m *Model) onSteerDelivered(e *loop.SteerDelivered) {
+	if m.turn.delivered == nil {
+		m.turn.delivered = map[int]bool{}
 	}
-	m.turn.pendingSteers = kept
-	m.addUser(text, true)
+	for _, id := range e.IDs {
+		m.turn.delivered[id] = true
+	}
+	m.turn.pendingSteers = slices.DeleteFunc(m.turn.pendingSteers, func(s steerEntry) bool { return s.id != 0 && m.turn.delivered[s.id] })
+	m.addUser(e.Text, true)
 	m.chromeDirty = true
 }
 
@@ -377,9 +353,9 @@ func (m *Model) onCompression(e *loop.Compression) {
 }
 
 // onTurnFinished writes the turn's summary, settles usage, keeps the
-// pending steer to send next and, once Run has returned, goes idle.
+// pending steer to send next and goes idle: turn.finished is the one
+// signal that a turn ended.
 func (m *Model) onTurnFinished(e *loop.TurnFinished) tea.Cmd {
-	m.turn.finishedSeen = true
 	m.closeStreams(e.ExitReason)
 	m.settleTools()
 	if e.FinalResponse != "" {
@@ -392,14 +368,10 @@ func (m *Model) onTurnFinished(e *loop.TurnFinished) tea.Cmd {
 	m.ses.usage.Add(u)
 	m.ses.turnUsage = providers.Usage{}
 	m.summarize(e)
-	m.turn.pendingSteers = nil
 	if strings.TrimSpace(e.PendingSteer) != "" {
 		m.turn.next = e.PendingSteer
 	}
 	m.live.retry = nil
 	m.chromeDirty = true
-	if m.turn.runInFlight {
-		return nil
-	}
 	return m.finishTurn()
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,6 @@ func TestBudgetGauge(t *testing.T) {
 
 func TestRetryCountdown(t *testing.T) {
 	h := newHarness(t)
-	h.agent.block = make(chan struct{})
 	h.typeText("go")
 	h.key("enter")
 	h.events(turnStarted(1, "go"),
@@ -97,7 +97,7 @@ func TestUnfinishedToolsCancelledAtTurnEnd(t *testing.T) {
 	h := newHarness(t)
 	h.events(turnStarted(1, "go"),
 		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "x", Name: "terminal", Arguments: `{"command":"sleep 100"}`},
-		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: "interrupted_by_user", Explanation: "Stopped by Esc."},
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: loop.ExitInterruptedByUser.Exit(), Explanation: "Stopped by Esc."},
 	)
 	contains(t, h.screen(), "⊘ terminal sleep 100", "interrupted (interrupted_by_user) — Stopped by Esc.")
 	if h.m.turn.busy {
@@ -119,31 +119,78 @@ func TestGuardrailPane(t *testing.T) {
 	if len(h.m.live.guards) != 3 {
 		t.Errorf("guardrail pane keeps %d entries, want the last 3", len(h.m.live.guards))
 	}
-	h.events(&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: "guardrail_halt"})
+	h.events(&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: loop.ExitGuardrailHalt.Exit()})
 	if len(h.m.live.guards) != 0 {
 		t.Error("guardrail pane not cleared when the turn ended")
 	}
+}
+
+// steerTexts lists the pending steers' texts.
+func steerTexts(h *harness) []string {
+	var out []string
+	for _, e := range h.m.turn.pendingSteers {
+		out = append(out, e.text)
+	}
+	return out
 }
 
 func TestSteerPendingThenDelivered(t *testing.T) {
 	h := newHarness(t)
 	h.startBusy()
 	h.typeText("use tabs")
-	h.key("enter")
-	h.events(turnStarted(1, "first"), &loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), Text: "use tabs"})
-	if len(h.m.turn.pendingSteers) != 1 {
-		t.Fatalf("pending steers = %q, want one (no duplicate from steer.queued)", h.m.turn.pendingSteers)
+	acks := h.key("enter") // the agent's answer: id 1, fed back below
+	// steer.queued for id 1 comes before the answer: shown once.
+	h.events(turnStarted(1, "first"), &loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 1, Text: "use tabs"})
+	for _, m := range acks {
+		h.send(m)
 	}
-	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), Text: "from elsewhere"})
+	if got := steerTexts(h); len(got) != 1 || h.m.turn.pendingSteers[0].id != 1 {
+		t.Fatalf("pending steers = %q (%+v), want one with id 1 (no duplicate from steer.queued)", got, h.m.turn.pendingSteers)
+	}
+	// The answer first, then steer.queued: shown once too.
+	h.typeText("tests")
+	h.settle(keyMsg("enter"))
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 2, Text: "tests"})
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 3, Text: "from elsewhere"})
+	if got := steerTexts(h); !reflect.DeepEqual(got, []string{"use tabs", "tests", "from elsewhere"}) {
+		t.Fatalf("pending steers = %q", got)
+	}
 	contains(t, h.screen(), "↳ steer · after the next tool call: use tabs", "↳ steer · after the next tool call: from elsewhere")
-	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "use tabs\nfrom elsewhere", Iteration: 2})
+	// Delivering "use tabs\nfrom elsewhere" removes those two by id; the
+	// steer "tests" stays, though its text is inside "run the tests"-like
+	// deliveries.
+	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "use tabs\nfrom elsewhere", IDs: []int{1, 3}, Iteration: 2})
+	if got := steerTexts(h); !reflect.DeepEqual(got, []string{"tests"}) {
+		t.Errorf("pending after delivery: %q", got)
+	}
+	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "run the tests", IDs: []int{4}, Iteration: 3})
+	if got := steerTexts(h); !reflect.DeepEqual(got, []string{"tests"}) {
+		t.Errorf("a delivery of another steer whose text contains it removed %q", got)
+	}
+	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "tests", IDs: []int{2}, Iteration: 4})
 	if len(h.m.turn.pendingSteers) != 0 {
-		t.Errorf("pending after delivery: %q", h.m.turn.pendingSteers)
+		t.Errorf("pending after delivery: %q", steerTexts(h))
 	}
 	s := h.screen()
 	contains(t, s, "↳ steer: use tabs")
 	if strings.Contains(s, "after the next tool call") {
 		t.Error("delivered steer still in the pending pane")
+	}
+}
+
+// A steer delivered before the agent's answer reached the screen is not
+// shown as pending afterwards.
+func TestSteerDeliveredBeforeAck(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.typeText("be brief")
+	acks := h.key("enter")
+	h.events(turnStarted(1, "first"), &loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "be brief", IDs: []int{1}, Iteration: 2})
+	for _, m := range acks {
+		h.send(m)
+	}
+	if len(h.m.turn.pendingSteers) != 0 {
+		t.Errorf("pending after delivery: %q", steerTexts(h))
 	}
 }
 
@@ -156,17 +203,21 @@ func TestPendingSteerBecomesNextMessage(t *testing.T) {
 	contains(t, h.screen(), "› and add a test")
 }
 
-func TestRunReturnsBeforeTurnFinished(t *testing.T) {
+// Start returns at once; the turn stays busy until turn.finished, the one
+// end signal, and then what waits is sent.
+func TestTurnEndsOnlyOnTurnFinished(t *testing.T) {
 	h := newHarness(t)
 	h.startBusy()
 	h.m.turn.queue = []string{"next"}
-	msgs := h.send(runDoneMsg{seq: h.m.turn.seq})
 	if !h.m.turn.busy {
 		t.Fatal("went idle before turn.finished")
 	}
-	_ = msgs // a grace tick, abandoned by the harness
-	h.settle(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{
-		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 0, 0), ExitReason: "x", Completed: true, PendingSteer: "steer back"},
+	h.events(turnStarted(1, "first"), &loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "answer"})
+	if !h.m.turn.busy {
+		t.Fatal("went idle on message.completed")
+	}
+	h.settle(eventsMsg{closed: true, evs: []loop.Event{
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: loop.ExitKind("x").Exit(), Completed: true, PendingSteer: "steer back"},
 	}})
 	wantCalls(t, h, "run:first", "run:steer back")
 	if len(h.m.turn.queue) != 1 {
@@ -174,31 +225,18 @@ func TestRunReturnsBeforeTurnFinished(t *testing.T) {
 	}
 }
 
-func TestGraceSettlesTurnWithoutFinishedEvent(t *testing.T) {
+// A turn that never began (Start refused: busy, or no session) is the
+// one thing the command reports; the screen goes idle and says why.
+func TestStartErrorShown(t *testing.T) {
 	h := newHarness(t)
-	h.startBusy()
-	seq := h.m.turn.seq
-	h.send(runDoneMsg{seq: seq})
-	h.send(graceMsg{seq: seq})
-	if h.m.turn.busy {
-		t.Error("grace period did not settle the turn")
-	}
-}
-
-func TestRunErrorShown(t *testing.T) {
-	h := newHarness(t)
-	h.agent.runErr = errString("agent busy")
+	h.agent.startErr = loop.ErrBusy
 	h.typeText("go")
 	h.settle(keyMsg("enter"))
 	if h.m.turn.busy {
-		t.Error("still busy after Run failed")
+		t.Error("still busy after Start failed")
 	}
-	contains(t, h.screen(), "The turn failed: agent busy")
+	contains(t, h.screen(), "The turn did not start: a turn is already running")
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
 
 func TestOldTurnEventsIgnored(t *testing.T) {
 	h := newHarness(t)
@@ -207,7 +245,7 @@ func TestOldTurnEventsIgnored(t *testing.T) {
 	h.events(
 		&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: "late"},
 		&loop.ToolsPlanned{Header: hdr(loop.TypeToolsPlanned, 1, 0), Segments: []loop.PlannedSegment{{Mode: "parallel"}}},
-		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: "interrupted_by_user"},
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 0), ExitReason: loop.ExitInterruptedByUser.Exit()},
 	)
 	if h.m.tr.len() != before || h.m.live.stream != nil || !h.m.turn.busy {
 		t.Errorf("events of turn 1 changed turn 2's screen (items %d→%d, busy %v)", before, h.m.tr.len(), h.m.turn.busy)
@@ -299,24 +337,29 @@ func TestWaitEventsDrainsInBatches(t *testing.T) {
 	for i := range 3 {
 		ch <- &loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: string(rune('a' + i))}
 	}
-	msg := waitEvents(ch, 7, nil)().(eventsMsg)
-	if msg.gen != 7 || len(msg.evs) != 3 || msg.closed {
-		t.Fatalf("batch = gen %d, %d events, closed %v", msg.gen, len(msg.evs), msg.closed)
+	msg := waitEvents(ch, nil)().(eventsMsg)
+	if len(msg.evs) != 3 || msg.closed {
+		t.Fatalf("batch = %d events, closed %v", len(msg.evs), msg.closed)
 	}
 	close(ch)
-	if msg := waitEvents(ch, 7, nil)().(eventsMsg); !msg.closed {
+	if msg := waitEvents(ch, nil)().(eventsMsg); !msg.closed {
 		t.Error("closed channel not reported")
 	}
-	if waitEvents(nil, 0, nil) != nil {
+	stop := make(chan struct{})
+	close(stop)
+	if msg := waitEvents(make(chan loop.Event), stop)(); msg != nil {
+		t.Errorf("a stopped wait returned %#v", msg)
+	}
+	if waitEvents(nil, nil) != nil {
 		t.Error("nil channel should give no command")
 	}
 }
 
-func TestEventsRearmAndStaleGeneration(t *testing.T) {
+func TestEventsRearm(t *testing.T) {
 	h := newHarness(t)
 	ch := make(chan loop.Event, 1)
 	h.m.events = ch
-	_, cmd := h.m.Update(eventsMsg{gen: h.m.evGen, evs: []loop.Event{turnStarted(1, "x")}})
+	_, cmd := h.m.Update(eventsMsg{evs: []loop.Event{turnStarted(1, "x")}})
 	if cmd == nil {
 		t.Fatal("no re-armed wait after a batch")
 	}
@@ -330,10 +373,7 @@ func TestEventsRearmAndStaleGeneration(t *testing.T) {
 	if !found {
 		t.Error("re-armed wait did not deliver the next event")
 	}
-	h.send(eventsMsg{gen: h.m.evGen + 1, evs: []loop.Event{turnStarted(9, "stale")}})
-	if h.m.turn.number == 9 {
-		t.Error("a batch from a replaced channel was applied")
-	}
+
 }
 
 func TestResumedHistory(t *testing.T) {
@@ -388,40 +428,8 @@ type lightGrey struct{}
 
 func (lightGrey) RGBA() (r, g, b, a uint32) { return 0xeeee, 0xeeee, 0xeeee, 0xffff }
 
-// busyOnce reports loop.ErrBusy on its first Run, like an agent that has
-// emitted turn.finished but not yet returned.
-type busyOnce struct {
-	fakeAgent
-	n int
-}
-
-func (b *busyOnce) Run(ctx context.Context, input string) error {
-	b.n++
-	if b.n == 1 {
-		return loop.ErrBusy
-	}
-	return b.fakeAgent.Run(ctx, input)
-}
-
-func TestRunRetriesWhileAgentBusy(t *testing.T) {
-	a := &busyOnce{}
-	h := newHarness(t, func(o *Options) { o.Agent = a })
-	h.typeText("go")
-	_, cmd := h.m.Update(keyMsg("enter"))
-	done := false
-	for _, msg := range execCmdWait(cmd, time.Second) {
-		if rd, ok := msg.(runDoneMsg); ok {
-			done = rd.err == nil
-		}
-	}
-	if !done || a.n != 2 {
-		t.Errorf("ErrBusy not retried: runs %d, done %v", a.n, done)
-	}
-}
-
 func TestUpdateNeverCallsTheAgent(t *testing.T) {
 	h := newHarness(t)
-	h.agent.block = make(chan struct{})
 	h.typeText("go")
 	h.m.Update(keyMsg("enter")) // commands deliberately not run
 	h.typeText("steer me")
@@ -465,5 +473,41 @@ func TestEventChannel(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Second):
 		t.Fatal("sink blocked after the screen went away")
+	}
+}
+
+// ctxAgent keeps the context its turn was started with.
+type ctxAgent struct {
+	fakeAgent
+	ctx chan context.Context
+}
+
+func (a *ctxAgent) Start(ctx context.Context, input string) error {
+	a.ctx <- ctx
+	return nil
+}
+
+// The context given to Run (here to the model Run builds) reaches the
+// turns: cancelling it cancels a running turn's context.
+func TestRunContextReachesTurns(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	a := &ctxAgent{ctx: make(chan context.Context, 1)}
+	m := newModel(parent, Options{Agent: a, NoColor: true})
+	defer m.shutdown()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, r := range "go" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	execCmd(cmd)
+	turnCtx := <-a.ctx
+	if turnCtx.Err() != nil {
+		t.Fatal("the turn's context ended at once")
+	}
+	cancel()
+	select {
+	case <-turnCtx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling Run's context did not reach the turn")
 	}
 }

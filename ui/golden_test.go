@@ -17,7 +17,6 @@ const goldenAnswer = "## Fixed\n\nThe parser now **skips** trailing commas:\n\n-
 func goldenScene(t *testing.T, width int) *harness {
 	h := newHarness(t, func(o *Options) { o.BusyInputMode = BusySteer })
 	h.size(width, 60)
-	h.agent.block = make(chan struct{})
 	h.typeText("fix the trailing comma bug in parser.go")
 	h.key("enter")
 	s := func(d time.Duration) time.Duration { return d * time.Second }
@@ -101,10 +100,9 @@ func TestGoldenTranscriptFinished(t *testing.T) {
 			h.events(
 				&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 12*time.Second), Content: goldenAnswer},
 				&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 12*time.Second), Text: "also run go vet", Iteration: 3},
-				&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 12*time.Second), ExitReason: "text_response(finish_reason=stop)", Completed: true, APICalls: 3,
+				&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, 12*time.Second), ExitReason: loop.ExitTextResponse("stop"), Completed: true, APICalls: 3,
 					Usage: providers.Usage{InputTokens: 40000, OutputTokens: 900}},
 			)
-			h.send(runDoneMsg{seq: h.m.turn.seq})
 			h.size(w, 70)
 			golden(t, h.m.tr.view)
 		})

@@ -28,10 +28,10 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // fakeAgent records the calls the screen makes.
 type fakeAgent struct {
-	mu     sync.Mutex
-	calls  []string
-	block  chan struct{} // when set, Run waits for it (or ctx) to close
-	runErr error
+	mu       sync.Mutex
+	calls    []string
+	startErr error
+	steers   int
 }
 
 func (f *fakeAgent) record(s string) {
@@ -40,19 +40,20 @@ func (f *fakeAgent) record(s string) {
 	f.calls = append(f.calls, s)
 }
 
-func (f *fakeAgent) Run(ctx context.Context, input string) error {
+func (f *fakeAgent) Start(_ context.Context, input string) error {
 	f.record("run:" + input)
-	if f.block != nil {
-		select {
-		case <-f.block:
-		case <-ctx.Done():
-		}
-	}
-	return f.runErr
+	return f.startErr
 }
 
-func (f *fakeAgent) Steer(text string) { f.record("steer:" + text) }
-func (f *fakeAgent) Interrupt()        { f.record("interrupt") }
+// Steer records the steer and numbers it 1, 2, … as the agent does.
+func (f *fakeAgent) Steer(text string) int {
+	f.record("steer:" + text)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.steers++
+	return f.steers
+}
+func (f *fakeAgent) Interrupt() { f.record("interrupt") }
 
 func (f *fakeAgent) got() []string {
 	f.mu.Lock()
@@ -99,7 +100,7 @@ func newHarness(t testing.TB, mutate ...func(*Options)) *harness {
 		f(&opts)
 	}
 	h.m = New(opts)
-	t.Cleanup(h.m.shutdown) // releases fake Runs blocked on the context
+	t.Cleanup(h.m.shutdown)
 	h.size(80, 24)
 	return h
 }
@@ -136,7 +137,7 @@ func (h *harness) typeText(s string) {
 
 // events applies events as one batch from the channel.
 func (h *harness) events(evs ...loop.Event) []tea.Msg {
-	return h.send(eventsMsg{gen: h.m.evGen, evs: evs, closed: true})
+	return h.send(eventsMsg{evs: evs, closed: true})
 }
 
 // screen returns the whole frame without escape codes.

@@ -22,6 +22,9 @@ type keyMap struct {
 	PageDown      key.Binding
 	ToggleThought key.Binding
 	ToggleMouse   key.Binding
+	Pager         key.Binding
+	FocusLane     key.Binding
+	Approvals     key.Binding
 }
 
 // defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
@@ -39,12 +42,15 @@ func defaultKeyMap() keyMap {
 		PageDown:      key.NewBinding(key.WithKeys("pgdown")),
 		ToggleThought: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "show/hide reasoning")),
 		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
+		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G q)")),
+		FocusLane:     key.NewBinding(key.WithKeys("ctrl+up", "ctrl+down"), key.WithHelp("ctrl+↑/↓", "focus a running tool · x stops only it · esc unfocus")),
+		Approvals:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "approvals: ask → auto-edit → read-only")),
 	}
 }
 
 // help returns the bindings in the order /help lists them.
 func (k keyMap) help() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse}
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals}
 }
 
 // handleKey routes a key press, then saves what it added to the input
@@ -64,6 +70,12 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modalOpen() {
 		return m.handleModalKey(msg)
 	}
+	if m.pager != nil {
+		return m.pagerKey(msg)
+	}
+	if cmd, ok := m.laneKey(msg); ok {
+		return cmd
+	}
 	if cmd, ok := m.composerKey(msg); ok {
 		return cmd
 	}
@@ -71,7 +83,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.CtrlC):
 		return m.handleCtrlC()
 	case key.Matches(msg, k.Esc):
-		return m.handleEsc()
+		return m.handleEscKey()
+	case msg.String() == "alt+esc": // Esc Esc typed fast arrives as one key
+		return m.handleEscEsc()
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	case key.Matches(msg, k.Tab):
@@ -84,6 +98,8 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleReasoning()
 	case key.Matches(msg, k.ToggleMouse):
 		return m.toggleMouse()
+	case key.Matches(msg, k.Approvals):
+		return m.cycleApprovals()
 	}
 	return m.editInput(msg)
 }

@@ -15,7 +15,6 @@ import (
 // startBusy sends a first message so a turn is running.
 func (h *harness) startBusy() {
 	h.t.Helper()
-	h.agent.block = make(chan struct{})
 	h.typeText("first")
 	h.key("enter")
 	if !h.m.turn.busy {
@@ -23,13 +22,12 @@ func (h *harness) startBusy() {
 	}
 }
 
-// endTurn delivers turn.finished and Run's return, like the agent does.
+// endTurn delivers turn.finished, the one end signal.
 func (h *harness) endTurn(turn int, pendingSteer string) {
 	h.t.Helper()
-	h.settle(eventsMsg{gen: h.m.evGen, closed: true, evs: []loop.Event{
-		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, turn, 5*time.Second), ExitReason: "text_response(finish_reason=stop)", Completed: true, PendingSteer: pendingSteer},
+	h.settle(eventsMsg{closed: true, evs: []loop.Event{
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, turn, 5*time.Second), ExitReason: loop.ExitTextResponse("stop"), Completed: true, PendingSteer: pendingSteer},
 	}})
-	h.settle(runDoneMsg{seq: h.m.turn.seq})
 }
 
 func wantCalls(t *testing.T, h *harness, want ...string) {
@@ -50,7 +48,6 @@ func hasQuit(msgs []tea.Msg) bool {
 
 func TestEnterIdleSends(t *testing.T) {
 	h := newHarness(t)
-	h.agent.block = make(chan struct{})
 	h.typeText("hello there")
 	h.key("enter")
 	wantCalls(t, h, "run:hello there")
@@ -322,7 +319,6 @@ func TestToggles(t *testing.T) {
 
 func TestLongPasteCollapsedButSentWhole(t *testing.T) {
 	h := newHarness(t)
-	h.agent.block = make(chan struct{})
 	long := strings.Repeat("line\n", 30)
 	h.typeText("see: ")
 	h.send(tea.PasteMsg{Content: long})
@@ -370,7 +366,6 @@ func TestTabWhileBusy(t *testing.T) {
 // paste B (same line count): Enter sends B, not A.
 func TestDeletedPastePlaceholderNotReused(t *testing.T) {
 	h := newHarness(t)
-	h.agent.block = make(chan struct{})
 	a, b := strings.Repeat("secret A\n", 30), strings.Repeat("public B\n", 30)
 	h.send(tea.PasteMsg{Content: a})
 	h.key("ctrl+u") // deletes the placeholder

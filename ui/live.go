@@ -54,6 +54,9 @@ type liveState struct {
 	streamDirty bool
 	batch       *toolBatch
 	calls       map[string]callRef
+	// focus is the tool_call_id of the lane x stops; confirmStop is set
+	// once x was pressed on a long-running one.
+	focus, confirmStop string
 }
 
 // frameMsg is the animation tick.
@@ -71,7 +74,7 @@ func (m *Model) beginLive() {
 // endLive clears what only makes sense while a turn runs. The fallback
 // marker stays until the next turn starts.
 func (m *Model) endLive() {
-	m.closeStreams("")
+	m.closeStreams(loop.Exit{})
 	m.live.phase = phaseIdle
 	m.live.retry = nil
 	m.live.guards = nil
@@ -113,11 +116,11 @@ func (m *Model) flushStreams() {
 }
 
 // closeStreams ends streaming blocks left open by an interrupted turn.
-func (m *Model) closeStreams(exitReason string) {
+func (m *Model) closeStreams(exit loop.Exit) {
 	if a := m.live.stream; a != nil {
 		a.flush()
 		a.streaming = false
-		if strings.HasPrefix(exitReason, "interrupted") {
+		if exit.Interrupted() {
 			a.note = "interrupted"
 		}
 		a.ver++
@@ -154,10 +157,10 @@ func (m *Model) summarize(e *loop.TurnFinished) {
 	switch {
 	case e.Completed:
 		m.notice(noticeMuted, fmt.Sprintf("done · %d API call%s · %s", e.APICalls, plural(e.APICalls), elapsed))
-	case strings.HasPrefix(e.ExitReason, "interrupted"):
-		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason+")", e.Explanation))
+	case e.ExitReason.Interrupted():
+		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation))
 	default:
-		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason, e.Explanation))
+		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason.String(), e.Explanation))
 	}
 	for _, ce := range e.CleanupErrors {
 		m.notice(noticeWarn, "cleanup: "+ce)
@@ -186,7 +189,7 @@ func frameTick() tea.Cmd {
 
 // needsTick reports whether anything on screen still moves.
 func (m *Model) needsTick() bool {
-	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive ||
+	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive || m.ui.mcpStarting != "" ||
 		(m.dialog() != nil && !m.modal.armed)
 }
 
@@ -200,6 +203,7 @@ func (m *Model) handleFrame() tea.Cmd {
 	}
 	m.flushStreams()
 	m.dialogArmed()
+	m.pollMCP()
 	if m.tr.hasLive {
 		m.trDirty = true
 	}
@@ -211,6 +215,24 @@ func (m *Model) handleFrame() tea.Cmd {
 		return nil
 	}
 	return frameTick()
+}
+
+// pollMCP reads which MCP servers still start and reports whether any
+// does; the status line shows them.
+func (m *Model) pollMCP() bool {
+	if m.opts.MCPNotices != nil {
+		for _, n := range m.opts.MCPNotices() {
+			m.notice(noticeWarn, n)
+		}
+	}
+	if m.opts.MCPStarting == nil {
+		return false
+	}
+	s := strings.Join(m.opts.MCPStarting(), ", ")
+	if s != m.ui.mcpStarting {
+		m.ui.mcpStarting, m.chromeDirty = s, true
+	}
+	return s != ""
 }
 
 // notice adds a notice to the transcript.
@@ -286,3 +308,115 @@ func (m *Model) loadAssistant(msg providers.Message, calls map[string]*callRef) 
 
 // msDuration converts milliseconds to a duration.
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// Live output of a lane.
+const (
+	// defaultLiveLines is how many output lines a running lane shows
+	// when display.live_lines is not set.
+	defaultLiveLines = 5
+	// liveRingLines is how many lines a lane keeps, whatever the output
+	// length: display.live_lines cannot ask for more.
+	liveRingLines = 64
+	// liveLineCap clips one kept line.
+	liveLineCap = 1000
+	// fullOutputCap is how much of a call's live output the pager keeps
+	// (its end).
+	fullOutputCap = 256 << 10
+)
+
+// lineRing keeps the last liveRingLines lines written to it and the line
+// still being written; its cost does not grow with the output.
+type lineRing struct {
+	lines   [liveRingLines]string
+	next    int // where the next complete line goes
+	count   int // complete lines ever
+	partial string
+}
+
+// write adds output text.
+func (r *lineRing) write(text string) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		r.push(r.partial + text[:i])
+		r.partial, text = "", text[i+1:]
+	}
+	if len(r.partial) < liveLineCap {
+		r.partial += text
+	}
+}
+
+// push stores one complete line, keeping only its last carriage-return
+// segment (what a terminal would show of a progress bar).
+func (r *lineRing) push(l string) {
+	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+		l = l[i+1:]
+	}
+	if len(l) > liveLineCap {
+		l = l[:liveLineCap]
+	}
+	r.lines[r.next] = l
+	r.next = (r.next + 1) % liveRingLines
+	r.count++
+}
+
+// total is the number of lines seen, the unfinished one included.
+func (r *lineRing) total() int {
+	if r.partial != "" {
+		return r.count + 1
+	}
+	return r.count
+}
+
+// last returns up to n of the last lines, oldest first, the unfinished
+// one included.
+func (r *lineRing) last(n int) []string {
+	n = min(n, liveRingLines)
+	var out []string
+	if r.partial != "" {
+		n--
+	}
+	k := min(n, r.count)
+	for i := k; i > 0; i-- {
+		out = append(out, r.lines[(r.next-i+liveRingLines)%liveRingLines])
+	}
+	if r.partial != "" {
+		p := r.partial
+		if i := strings.LastIndexByte(p, '\r'); i >= 0 {
+			p = p[i+1:]
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// tailBuf keeps the last fullOutputCap bytes written to it.
+type tailBuf struct {
+	b       []byte
+	dropped int
+}
+
+func (t *tailBuf) write(s string) {
+	t.b = append(t.b, s...)
+	if over := len(t.b) - fullOutputCap; over > 0 {
+		t.dropped += over
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+}
+
+func (t *tailBuf) String() string { return strings.ToValidUTF8(string(t.b), "\uFFFD") }
+
+// onToolOutput adds a running call's output to its lane.
+func (m *Model) onToolOutput(e *loop.ToolOutput) {
+	ref, ok := m.live.calls[e.ID]
+	if !ok {
+		return
+	}
+	ref.call.live.write(e.Text)
+	ref.call.full.write(e.Text)
+	ref.batch.ver++
+	m.trDirty = true
+}

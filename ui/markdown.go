@@ -8,18 +8,27 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// markdown renders markdown with one glamour renderer per wrap width. A
-// TermRenderer is not safe for concurrent use; this one is only used on
-// the UI goroutine (from Update). The memo is dropped with the whole value
-// on a theme change.
+// markdown renders markdown with one glamour renderer per wrap width,
+// each built on the first render at that width; the glamour style is
+// built on the first render too, so a screen that shows no markdown (and
+// a theme switched through) costs nothing here. A TermRenderer is not
+// safe for concurrent use; this one is only used on the UI goroutine
+// (from Update). The memo is dropped with the whole value on a theme
+// change.
 type markdown struct {
-	style   gansi.StyleConfig
+	styleOf func() gansi.StyleConfig
+	style   *gansi.StyleConfig
 	byWidth map[int]*glamour.TermRenderer
 	bytes   int // text handed to glamour so far, for tests and benchmarks
 }
 
 func newMarkdown(style gansi.StyleConfig) *markdown {
-	return &markdown{style: style, byWidth: map[int]*glamour.TermRenderer{}}
+	return &markdown{style: &style, byWidth: map[int]*glamour.TermRenderer{}}
+}
+
+// lazyMarkdown is a markdown whose style is built by styleOf on first use.
+func lazyMarkdown(styleOf func() gansi.StyleConfig) *markdown {
+	return &markdown{styleOf: styleOf, byWidth: map[int]*glamour.TermRenderer{}}
 }
 
 // render returns text as styled lines at most w columns wide, without
@@ -32,8 +41,12 @@ func (md *markdown) render(text string, w int) []string {
 	}
 	r := md.byWidth[w]
 	if r == nil {
+		if md.style == nil {
+			st := md.styleOf()
+			md.style = &st
+		}
 		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStyles(md.style), glamour.WithWordWrap(w))
+		r, err = glamour.NewTermRenderer(glamour.WithStyles(*md.style), glamour.WithWordWrap(w))
 		if err != nil {
 			return wrapText(text, w)
 		}

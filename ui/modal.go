@@ -72,6 +72,9 @@ func (m *Model) handleModalKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.dialog() != nil {
 		return m.dialogKey(msg)
 	}
+	if m.rw.open() {
+		return m.rewindKey(msg)
+	}
 	return m.pickerKey(msg)
 }
 
@@ -93,6 +96,9 @@ func (m *Model) modalCtrlC() tea.Cmd {
 func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modal.typing {
 		return m.inputKey(msg)
+	}
+	if cmd, ok := m.diffKey(msg); ok {
+		return cmd
 	}
 	opts := dialogOptions(m.dialog())
 	switch k := msg.String(); k {

@@ -8,8 +8,9 @@
 // /sessions and /resume open a session picker there.
 //
 // Turns run in the agent's goroutine. The screen starts them through
-// [Agent].Run in a command goroutine and learns what happens only from the
-// events channel in [Options], drained in batches by a re-armed command.
+// [Agent].Start in a command goroutine and learns what happens only from
+// the events channel in [Options], drained in batches by a re-armed
+// command; turn.finished is the one signal that a turn ended.
 // Update does no I/O and View only joins strings cached by Update: markdown
 // is rendered once per message version and width, and the transcript draws
 // only the visible window.
@@ -26,7 +27,7 @@
 //	agent := loop.New(loop.Options{Sink: sink, Approve: approver.Check, ...})
 //	agent.EmitSessionStarted(cwd, resumed)
 //	err := ui.Run(ctx, ui.Options{
-//		Agent: ui.Adapt(agent), Events: events, Dialogs: dialogs,
+//		Agent: agent, Events: events, Dialogs: dialogs,
 //		Provider: provider, Model: model, Cwd: cwd, SessionID: agent.SessionID(),
 //		Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode,
 //		MaxIterations: cfg.Agent.MaxIterations, ContextLength: cfg.Model.ContextLength,
@@ -51,9 +52,6 @@ type Model struct {
 	opts   Options
 	agent  Agent
 	events <-chan loop.Event
-	evGen  int                // bumped when the event channel is replaced
-	evStop context.CancelFunc // ends the wait on the current channel
-	evDone <-chan struct{}    // closed by evStop (or shutdown)
 	ctx    context.Context
 	cancel context.CancelFunc
 	clock  func() time.Time
@@ -70,6 +68,10 @@ type Model struct {
 	live  liveState
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
+	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
+
+	// rw is the /rewind list and the /diff view.
+	rw rewindState
 
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
@@ -115,11 +117,16 @@ type uiState struct {
 	now           time.Time
 	popupSel      int
 	popupClosed   bool
+	mcpStarting   string // MCP servers still starting, for the status line
 }
 
-// New builds the model. Nothing runs until the program calls Init.
-func New(opts Options) *Model {
-	ctx, cancel := context.WithCancel(context.Background())
+// New builds the model. Nothing runs until the program calls Init. Turns
+// run under a context of their own, cancelled when the program ends; [Run]
+// derives it from the context it is given.
+func New(opts Options) *Model { return newModel(context.Background(), opts) }
+
+func newModel(parent context.Context, opts Options) *Model {
+	ctx, cancel := context.WithCancel(parent)
 	clock := opts.Now
 	if clock == nil {
 		clock = time.Now
@@ -132,7 +139,6 @@ func New(opts Options) *Model {
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}
-	m.evDone, m.evStop = stopChannel(ctx)
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()
 	m.live.budget.max = opts.MaxIterations
@@ -152,6 +158,9 @@ func New(opts Options) *Model {
 // and starts draining events and dialog requests.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitEvents(), waitDialogs(m.opts.Dialogs)}
+	if m.pollMCP() {
+		cmds = append(cmds, m.ensureTicking())
+	}
 	if p := m.opts.InitialPrompt; p != "" && m.agent != nil {
 		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{text: p} })
 	}
@@ -184,10 +193,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleWheel(msg)
 	case eventsMsg:
 		return m.handleEvents(msg)
-	case runDoneMsg:
-		return m.handleRunDone(msg)
-	case graceMsg:
-		return m.handleGrace(msg)
+	case turnFailedMsg:
+		return m.handleTurnFailed(msg)
+	case steerAckMsg:
+		return m.handleSteerAck(msg)
 	case frameMsg:
 		return m.handleFrame()
 	case commandResultMsg:
@@ -198,6 +207,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialog(msg)
 	case dialogSettledMsg:
 		return m.handleDialogSettled(msg)
+	case diffReadyMsg:
+		return m.handleDiffReady(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
@@ -227,6 +238,7 @@ func (m *Model) sync() {
 // resize records the terminal size and re-wraps everything.
 func (m *Model) resize(w, h int) tea.Cmd {
 	m.width, m.high = w, h
+	m.renderPager()
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
 	if m.modal.typing {
@@ -265,7 +277,7 @@ func (m *Model) applyTheme() {
 	}
 	m.look.theme = t
 	m.look.st = t.Styles()
-	m.look.md = newMarkdown(t.Glamour())
+	m.look.md = lazyMarkdown(t.Glamour)
 	m.look.gen++
 	m.comp.setStyles(m.look.st, m.look.noColor)
 	m.trDirty, m.chromeDirty = true, true
@@ -276,6 +288,7 @@ func (m *Model) renderCtx() *renderCtx {
 	return &renderCtx{
 		width: m.width, gen: m.look.gen, frame: m.ui.frame, now: m.ui.now,
 		st: &m.look.st, md: m.look.md, showReasoning: m.ui.showReasoning,
+		liveLines: m.opts.LiveLines,
 	}
 }
 

@@ -8,41 +8,20 @@ import (
 	"talaria/providers"
 )
 
-// Agent is the part of the turn engine the screen drives. *loop.Agent fits
-// it through [Adapt].
+// Agent is the part of the turn engine the screen drives; *loop.Agent
+// fits it, and so does the wiring's session switcher.
 //
-// Run runs one turn and blocks until it ends. Steer and Interrupt may be
-// called while Run runs, and should return quickly. The screen calls all
-// three from command goroutines, never from Update, so an agent may emit
-// events from inside them without deadlocking the screen that drains them.
+// Start starts one turn and returns at once: the turn speaks only through
+// the events, and ends with turn.finished; an error means no turn began
+// (loop.ErrBusy, or no session). Steer returns the id that steer.queued and
+// steer.delivered carry. The screen calls all three from command
+// goroutines, never from Update, so an agent may emit events from inside
+// them without deadlocking the screen that drains them.
 type Agent interface {
-	Run(ctx context.Context, input string) error
-	Steer(text string)
+	Start(ctx context.Context, input string) error
+	Steer(text string) int
 	Interrupt()
 }
-
-// ResultAgent is an agent whose Run also returns a result value, such as
-// *loop.Agent (Run returns loop.Result). See [Adapt].
-type ResultAgent[R any] interface {
-	Run(ctx context.Context, input string) (R, error)
-	Steer(text string)
-	Interrupt()
-}
-
-// Adapt turns a [ResultAgent] into an [Agent] by dropping Run's result: the
-// screen learns everything it shows from events. The type argument is
-// inferred: ui.Adapt(agent).
-func Adapt[R any](a ResultAgent[R]) Agent { return adapted[R]{a: a} }
-
-type adapted[R any] struct{ a ResultAgent[R] }
-
-func (x adapted[R]) Run(ctx context.Context, input string) error {
-	_, err := x.a.Run(ctx, input)
-	return err
-}
-
-func (x adapted[R]) Steer(text string) { x.a.Steer(text) }
-func (x adapted[R]) Interrupt()        { x.a.Interrupt() }
 
 // The values of display.busy_input_mode: what Enter does while a turn runs.
 const (
@@ -74,6 +53,9 @@ type Options struct {
 	NoColor bool
 	// BusyInputMode is BusySteer (default), BusyQueue or BusyInterrupt.
 	BusyInputMode string
+	// LiveLines is how many of its last output lines a running tool's lane
+	// shows (display.live_lines); 0 means 5.
+	LiveLines int
 	// MaxIterations is shown in the budget gauge until the first
 	// iteration.started event says otherwise.
 	MaxIterations int
@@ -101,6 +83,21 @@ type Options struct {
 	// InitialPrompt, when set, is sent as the first message as soon as the
 	// screen opens (the --demo tour).
 	InitialPrompt string
+	// MCPStarting, when set, lists the MCP servers still starting; the
+	// status line shows them until none is. Called from Update: it must
+	// be quick and safe to call from another goroutine.
+	MCPStarting func() []string
+	// MCPNotices, when set, returns news about the MCP servers once each
+	// (a server that could not start, a tool not offered); the screen
+	// shows them as notices. Same rules as MCPStarting.
+	MCPNotices func() []string
+
+	// Approvals reads and sets the approvals mode (Shift+Tab, /approvals);
+	// the status line shows it. Nil: the mode is not shown nor changed.
+	Approvals ApprovalControl
+	// Sandbox is the sandbox mode the status line shows ("" or "off":
+	// none).
+	Sandbox string
 
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
@@ -141,14 +138,55 @@ type Commands struct {
 	// Esc or Ctrl+C) in the project's history across restarts. Nil: the
 	// history lasts as long as the screen.
 	SaveInput func(text string) error
+	// RewindPoints lists the session's turns that can be rewound, newest
+	// first, for /rewind, /undo and Esc Esc.
+	RewindPoints func(ctx context.Context) ([]RewindPoint, error)
+	// Rewind takes the session back to before a turn (/rewind, /undo).
+	// It fails while a turn runs.
+	Rewind func(ctx context.Context, req RewindRequest) (RewindResult, error)
+	// Diff returns the session's changes to the working tree so far as a
+	// unified diff (/diff); "" when it changed nothing.
+	Diff func(ctx context.Context) (string, error)
 }
 
-// Session is what /new and /resume switch the screen to.
+// RewindPoint is one turn /rewind offers: its user message and the files
+// its turn changed ("created a.txt", "changed b.go", …).
+type RewindPoint struct {
+	Turn  int
+	Input string
+	Files []string
+}
+
+// RewindRequest asks to take the session back to before turn Turn: its
+// files (Code), its conversation, or both. Force overwrites files
+// changed outside talaria.
+type RewindRequest struct {
+	Turn         int
+	Code         bool
+	Conversation bool
+	Force        bool
+}
+
+// RewindResult is what a rewind did.
+type RewindResult struct {
+	// Session, when the conversation was rewound, is the session to
+	// show: the same one, with its shortened history.
+	Session *Session
+	// Restored counts the paths written back or removed.
+	Restored int
+	// Refused lists files changed outside talaria: left as they are
+	// unless the rewind is repeated with Force.
+	Refused []string
+	// Untracked lists files over the size limit, never restored.
+	Untracked []string
+	// Note says why nothing was restored, when that is the case.
+	Note string
+}
+
+// Session is what /new and /resume switch the screen to. The agent and
+// the event channel stay those of [Options]: the wiring forwards them to
+// the session it switched to.
 type Session struct {
-	// Agent drives the session; nil keeps the current one.
-	Agent Agent
-	// Events is the session's event channel; nil keeps the current one.
-	Events   <-chan loop.Event
 	ID       string
 	Provider string
 	Model    string

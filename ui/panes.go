@@ -148,7 +148,7 @@ func (m *Model) pendingPane() []string {
 	st := m.look.st
 	var lines []string
 	for _, s := range m.turn.pendingSteers {
-		lines = append(lines, m.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · after the next tool call: ")+st.Steer.Render(oneLine(s))))
+		lines = append(lines, m.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · after the next tool call: ")+st.Steer.Render(oneLine(s.text))))
 	}
 	for _, q := range m.turn.queue {
 		lines = append(lines, m.fit(st.UserPrompt.Render("⏎ queued")+st.Muted.Render(" · next turn: ")+st.Text.Render(oneLine(q))))

@@ -15,7 +15,7 @@ import (
 )
 
 // scriptAgent plays a short turn through the sink, the way loop.Agent
-// does: events are emitted from Run's goroutine before it returns.
+// does (here synchronously, from Start).
 type scriptAgent struct {
 	mu     sync.Mutex
 	sink   loop.Sink
@@ -23,7 +23,7 @@ type scriptAgent struct {
 	steers []string
 }
 
-func (s *scriptAgent) Run(_ context.Context, input string) error {
+func (s *scriptAgent) Start(_ context.Context, input string) error {
 	s.mu.Lock()
 	s.turns++
 	n := s.turns
@@ -37,14 +37,15 @@ func (s *scriptAgent) Run(_ context.Context, input string) error {
 		s.sink(&loop.MessageDelta{Header: h(loop.TypeMessageDelta), Text: w})
 	}
 	s.sink(&loop.MessageCompleted{Header: h(loop.TypeMessageCompleted), Content: "Hello, **world**", Usage: providers.Usage{InputTokens: 10, OutputTokens: 3}})
-	s.sink(&loop.TurnFinished{Header: h(loop.TypeTurnFinished), ExitReason: "text_response(finish_reason=stop)", Completed: true, FinalResponse: "Hello, **world**", APICalls: 1})
+	s.sink(&loop.TurnFinished{Header: h(loop.TypeTurnFinished), ExitReason: loop.ExitTextResponse("stop"), Completed: true, FinalResponse: "Hello, **world**", APICalls: 1})
 	return nil
 }
 
-func (s *scriptAgent) Steer(text string) {
+func (s *scriptAgent) Steer(text string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steers = append(s.steers, text)
+	return len(s.steers)
 }
 
 func (s *scriptAgent) Interrupt() {}

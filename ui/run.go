@@ -9,15 +9,16 @@ import (
 )
 
 // Run shows the screen on the terminal and returns when the user quits or
-// ctx ends. A turn still running is interrupted, and the context passed to
-// Agent.Run is cancelled, before Run returns, and Options.Dialogs is
+// ctx ends. Turns run under a context derived from ctx. A turn still
+// running is interrupted, and the context passed to Agent.Start is
+// cancelled, before Run returns, and Options.Dialogs is
 // closed: questions still waiting get [ErrDialogsClosed]. NO_COLOR in the
 // environment turns colours off.
 func Run(ctx context.Context, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := New(opts)
+	m := newModel(ctx, opts)
 	defer m.shutdown()
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, err := p.Run()

@@ -12,14 +12,14 @@ import (
 	"talaria/loop"
 )
 
-// streamingAgent answers each Run by emitting a turn's events into the
+// streamingAgent answers each Start by emitting a turn's events into the
 // channel the screen drains, like the real agent's sink.
 type streamingAgent struct {
 	fakeAgent
 	sink loop.Sink
 }
 
-func (s *streamingAgent) Run(ctx context.Context, input string) error {
+func (s *streamingAgent) Start(ctx context.Context, input string) error {
 	s.record("run:" + input)
 	emit := func(e loop.Event, typ string) {
 		h := e.Meta()
@@ -32,7 +32,7 @@ func (s *streamingAgent) Run(ctx context.Context, input string) error {
 		emit(&loop.MessageDelta{Text: w}, loop.TypeMessageDelta)
 	}
 	emit(&loop.MessageCompleted{Content: "Smoke test answer.", FinishReason: "stop"}, loop.TypeMessageCompleted)
-	emit(&loop.TurnFinished{ExitReason: "text_response(finish_reason=stop)", Completed: true, FinalResponse: "Smoke test answer.", APICalls: 1}, loop.TypeTurnFinished)
+	emit(&loop.TurnFinished{ExitReason: loop.ExitTextResponse("stop"), Completed: true, FinalResponse: "Smoke test answer.", APICalls: 1}, loop.TypeTurnFinished)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"talaria/tools"
 )
 
 // toolState is where a tool call is in its life.
@@ -40,6 +42,14 @@ type toolCall struct {
 	started        time.Time
 	dur            time.Duration
 	output         string
+	// diff is the unified diff the call applied (write_file, patch).
+	diff string
+	// live holds the last lines of its live output (tool.output); full
+	// keeps that stream, capped, for the pager.
+	live lineRing
+	full tailBuf
+	// focused marks the lane the cancel key acts on.
+	focused bool
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -117,7 +127,8 @@ func indentIf(b bool) string {
 }
 
 // card renders one call: status glyph, name, argument preview, elapsed
-// time, then a few lines of output.
+// time, then its last lines of output (live while it runs) or the diff it
+// applied.
 func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	st := rc.st
 	glyph, status := "·", "queued"
@@ -135,46 +146,173 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 		glyph, gstyle, sstyle, status = "✗", st.Error, st.Error, "failed · "+fmtDuration(c.dur)
 	case toolCancelled:
 		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
+		if tools.IsStopReceipt(c.output) {
+			status = "stopped by you · " + fmtDuration(c.dur)
+		}
 	}
-	room := rc.width - ansi.StringWidth(indent) - 2 - ansi.StringWidth(status) - 1
+	mark := ""
+	if c.focused {
+		mark = "› "
+	}
+	room := rc.width - ansi.StringWidth(indent) - ansi.StringWidth(mark) - 2 - ansi.StringWidth(status) - 1
 	name := ansi.Truncate(oneLine(c.name), max(1, room), "…")
 	args := ansi.Truncate(argPreview(c.name, c.args), max(0, room-ansi.StringWidth(name)-1), "…")
 	left := gstyle.Render(glyph) + " " + st.ToolName.Render(name)
 	if args != "" {
 		left += " " + st.ToolArgs.Render(args)
 	}
+	if mark != "" {
+		left = st.Accent.Render(mark) + left
+	}
 	gap := max(1, rc.width-ansi.StringWidth(indent)-ansi.StringWidth(left)-ansi.StringWidth(status))
 	lines := []string{indent + left + strings.Repeat(" ", gap) + sstyle.Render(status)}
-	if c.state == toolDone || c.state == toolFailed {
+	switch {
+	case c.state == toolRunning || (c.state == toolCancelled && c.output == ""):
+		lines = append(lines, c.liveLines(rc, indent+"  ")...)
+	case c.diff != "":
+		lines = append(lines, c.diffPreview(rc, indent+"  ")...)
+	case c.state >= toolDone:
 		lines = append(lines, c.preview(rc, indent+"  ")...)
 	}
 	return lines
 }
 
-// preview renders the first lines of output; writers' diffs are coloured.
+// liveLines renders the last lines of the live output.
+func (c *toolCall) liveLines(rc *renderCtx, indent string) []string {
+	n := rc.liveLines
+	if n <= 0 {
+		n = defaultLiveLines
+	}
+	return c.gutter(rc, indent, c.live.last(n), c.live.total()-min(n, c.live.total()), false)
+}
+
+// gutter draws output lines under a lane, after a note on the hidden
+// earlier lines when there are any.
+func (c *toolCall) gutter(rc *renderCtx, indent string, ls []string, hidden int, diff bool) []string {
+	w := max(1, rc.width-ansi.StringWidth(indent)-2)
+	bar := rc.st.ToolRule.Render("│ ")
+	var out []string
+	if hidden > 0 {
+		out = append(out, indent+bar+rc.st.Faint.Render(ansi.Truncate(fmt.Sprintf("… %d earlier line%s · ctrl+t full output", hidden, plural(hidden)), w, "…")))
+	}
+	for _, l := range ls {
+		l = ansi.Truncate(strings.ReplaceAll(sanitize(l), "\t", "    "), w, "…")
+		out = append(out, indent+bar+outputStyle(rc, l, diff))
+	}
+	return out
+}
+
+// diffPreview renders the first lines of the applied diff, coloured.
+func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
+	all := cardDiffLines(c.diff)
+	a, r := diffCounts(strings.Split(c.diff, "\n"))
+	head := []string{fmt.Sprintf("+%d -%d", a, r)}
+	if len(all) <= diffPreviewLines {
+		return c.gutter(rc, indent, append(head, all...), 0, true)
+	}
+	out := c.gutter(rc, indent, append(head, all[:diffPreviewLines]...), 0, true)
+	more := fmt.Sprintf("… +%d diff lines · ctrl+t full diff", len(all)-diffPreviewLines)
+	return append(out, indent+rc.st.ToolRule.Render("│ ")+rc.st.Faint.Render(ansi.Truncate(more, max(1, rc.width-ansi.StringWidth(indent)-2), "…")))
+}
+
+// preview renders the output of a finished call: the last lines (the end
+// of a test run is what matters), or for a failed call its first lines
+// wrapped whole, with a pointer to the pager for the rest.
 func (c *toolCall) preview(rc *renderCtx, indent string) []string {
 	out := strings.TrimRight(sanitize(c.output), "\n ")
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}
+	w := max(1, rc.width-ansi.StringWidth(indent)-2)
 	diff := isWriter(c.name)
 	limit := previewLines
 	if diff {
 		limit = diffPreviewLines
 	}
 	all := strings.Split(out, "\n")
-	w := max(1, rc.width-ansi.StringWidth(indent)-2)
-	var lines []string
-	for i, l := range all {
-		if i == limit {
-			more := fmt.Sprintf("… +%d lines", len(all)-limit)
-			lines = append(lines, indent+rc.st.ToolRule.Render("│ ")+rc.st.Faint.Render(more))
-			break
+	if c.state == toolFailed || diff {
+		// An error reads from its start; wrap it rather than cut it.
+		var wrapped []string
+		for _, l := range all {
+			wrapped = append(wrapped, strings.Split(ansi.Hardwrap(strings.ReplaceAll(l, "\t", "    "), w, true), "\n")...)
 		}
-		l = ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), w, "…")
-		lines = append(lines, indent+rc.st.ToolRule.Render("│ ")+outputStyle(rc, l, diff))
+		if len(wrapped) <= limit {
+			return c.gutter(rc, indent, wrapped, 0, diff)
+		}
+		lines := c.gutter(rc, indent, wrapped[:limit], 0, diff)
+		more := fmt.Sprintf("… +%d lines · ctrl+t shows the rest", len(wrapped)-limit)
+		return append(lines, indent+rc.st.ToolRule.Render("│ ")+rc.st.Faint.Render(ansi.Truncate(more, w, "…")))
 	}
-	return lines
+	if !c.tails() {
+		if len(all) <= limit+1 {
+			return c.gutter(rc, indent, all, 0, false)
+		}
+		lines := c.gutter(rc, indent, all[:limit], 0, false)
+		more := fmt.Sprintf("… +%d lines · ctrl+t full output", len(all)-limit)
+		return append(lines, indent+rc.st.ToolRule.Render("│ ")+rc.st.Faint.Render(ansi.Truncate(more, w, "…")))
+	}
+	n := rc.liveLines
+	if n <= 0 {
+		n = defaultLiveLines
+	}
+	n = max(n, previewLines)
+	if len(all) <= n+1 {
+		return c.gutter(rc, indent, all, 0, false)
+	}
+	return c.gutter(rc, indent, all[len(all)-n:], len(all)-n, false)
+}
+
+// tails reports whether the end of the call's output matters more than
+// its start: commands, processes, children and anything that streamed.
+func (c *toolCall) tails() bool {
+	switch c.name {
+	case "terminal", "process", "delegate_task":
+		return true
+	}
+	return c.live.total() > 0
+}
+
+// cardDiffLines are a diff's lines with each "--- a/X" "+++ b/Y" header
+// pair folded into one "▸ Y" line (or "▸ X → Y" for a move): the card
+// names the files once.
+func cardDiffLines(diff string) []string {
+	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	out := make([]string, 0, len(all))
+	for i := 0; i < len(all); i++ {
+		l := all[i]
+		if strings.HasPrefix(l, "--- ") && i+1 < len(all) && strings.HasPrefix(all[i+1], "+++ ") {
+			from := strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
+			to := strings.TrimPrefix(strings.TrimPrefix(all[i+1], "+++ "), "b/")
+			switch {
+			case to == "/dev/null":
+				out = append(out, "▸ "+from+" (deleted)")
+			case from == "/dev/null":
+				out = append(out, "▸ "+to+" (new)")
+			case from != to:
+				out = append(out, "▸ "+from+" → "+to)
+			default:
+				out = append(out, "▸ "+to)
+			}
+			i++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// diffCounts counts the added and removed lines of a diff's lines.
+func diffCounts(lines []string) (added, removed int) {
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed
 }
 
 // outputStyle colours one preview line.

@@ -30,6 +30,9 @@ type renderCtx struct {
 	st            *themes.Styles
 	md            *markdown
 	showReasoning bool
+	// liveLines is how many lines of a running call's output its lane
+	// shows (display.live_lines).
+	liveLines int
 }
 
 // entry caches one item's rendered lines, plus the blank separator line.

@@ -21,6 +21,9 @@ func (m *Model) View() tea.View {
 	if m.width == 0 || m.high == 0 {
 		return v
 	}
+	if m.pager != nil && !m.modalOpen() {
+		return m.pagerView()
+	}
 	parts := make([]string, 0, 5)
 	if m.tr.height > 0 {
 		parts = append(parts, m.tr.view)
@@ -112,8 +115,14 @@ func (m *Model) renderStatus() string {
 		model = m.ses.provider + "/" + model
 	}
 	left := []string{st.StatusAccent.Render(model)}
+	if c := m.containStatus(); c != "" {
+		left = append(left, st.StatusWarn.Render(c))
+	}
 	if m.live.fallback != nil {
 		left = append(left, st.StatusWarn.Render("⇄ fallback"))
+	}
+	if m.ui.mcpStarting != "" {
+		left = append(left, st.StatusWarn.Render("mcp starting: "+m.ui.mcpStarting))
 	}
 	u := m.ses.usage
 	u.Add(m.ses.turnUsage)

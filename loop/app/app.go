@@ -38,6 +38,13 @@ type Flags struct {
 	Headless bool
 	// UI offers approval and clarify prompts; zero means nobody answers.
 	UI Interactive
+	// Watchdog is the command of the process that kills what talaria
+	// started once talaria dies (main sets it to talaria itself); nil runs
+	// none.
+	Watchdog []string
+	// Wait makes a run that continues a session another live process is
+	// running wait for it to finish instead of refusing (--wait).
+	Wait bool
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -63,6 +70,10 @@ type Session struct {
 	Agent   *loop.Agent
 	Resumed bool
 	tools   *toolset
+	lease   *persist.Lease // this session's one-writer lease, while held
+	// mask hides the session's keys in what is printed (nil: only the
+	// generic shapes).
+	mask *providers.Masker
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -70,6 +81,7 @@ type Session struct {
 
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
+	defer s.dropLease()
 	if s.tools != nil {
 		s.tools.close()
 	}
@@ -165,18 +177,25 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := buildTools(ctx, cfg, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store}}, f.UI, s.loadTodos())
+	if err := s.takeLease(ctx, f.Wait); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
+		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, newLogger(home))
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
+	if countTurns(history) == 0 { // a new session, or one that never ran a turn
+		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
+	}
 	if len(ts.warnings) > 0 {
 		s.Notice = strings.TrimPrefix(s.Notice+"; "+strings.Join(ts.warnings, "; "), "; ")
 	}
 	opts := loop.Options{
 		SessionID:     s.Record.ID,
 		Chain:         chain,
-		NewTransport:  NewTransport,
+		NewTransport:  TransportFactory(Timeouts(cfg.Agent)),
 		Provider:      backend.Provider,
 		Model:         backend.Model,
 		SystemPrompt:  *s.Record.SystemPrompt,
@@ -198,10 +217,16 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
 		BeforeTurn:           ts.beforeTurn,
+		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
 		Log:                  newLogger(home),
 	}
+	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
+	masker := sessionMasker(cfg, backend)
+	s.mask = masker
+	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), maskStore{Store: store, m: masker}
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
+	s.wireCheckpoints(&opts)
 	opts.ToolEnv = ts.env
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
@@ -241,11 +266,26 @@ func resolveCwd(flag string) (string, error) {
 	return abs, nil
 }
 
-// NewTransport builds the transport of a backend for one API key.
+// NewTransport builds the transport of a backend for one API key, with
+// the default timeouts.
 func NewTransport(b providers.Backend, key string) (loop.Transport, error) {
-	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{},
-	})
+	return TransportFactory(providers.DefaultTimeouts())(b, key)
+}
+
+// TransportFactory returns NewTransport with the timeouts to on every
+// request of every wire.
+func TransportFactory(to providers.Timeouts) func(b providers.Backend, key string) (loop.Transport, error) {
+	return func(b providers.Backend, key string) (loop.Transport, error) {
+		return Transports().New(b.APIMode, providers.Endpoint{
+			Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key,
+			HTTPClient: &http.Client{Transport: providers.NewTimeoutTransport(nil, to)},
+		})
+	}
+}
+
+// Timeouts maps the agent.*_timeout keys onto the provider timeouts.
+func Timeouts(a config.Agent) providers.Timeouts {
+	return providers.Timeouts{Request: a.RequestTimeout, StreamRead: a.StreamReadTimeout, StreamStale: a.StreamStaleTimeout}
 }
 
 func toBackend(b config.Backend) providers.Backend {

@@ -278,10 +278,13 @@ func TestSteerFromStdin(t *testing.T) {
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.Contains(line, `"type":"steer.queued"`) {
+			if !strings.Contains(line, `"id":1`) {
+				t.Errorf("steer.queued without its id: %s", line)
+			}
 			close(hold)
 		}
 		if strings.Contains(line, `"type":"steer.delivered"`) {
-			delivered = true
+			delivered = strings.Contains(line, `"ids":[1]`)
 		}
 	}
 	if err := cmd.Wait(); err != nil {

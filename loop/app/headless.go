@@ -27,7 +27,7 @@ const (
 // HeadlessOptions configures one headless run.
 type HeadlessOptions struct {
 	Prompt string
-	// StdinCommands reads slash commands (/steer TEXT, /stop, /queue TEXT)
+	// StdinCommands reads slash commands (/steer TEXT, /stop, /queue TEXT, /cancel ID)
 	// from Stdin while the turn runs.
 	StdinCommands bool
 	Stdin         io.Reader
@@ -44,6 +44,7 @@ type HeadlessOptions struct {
 // RunHeadless runs the prompt as one turn (then any queued turns) and
 // returns the process exit code.
 func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
+	o.Stderr = SafeWriter(o.Stderr)
 	var signalled atomic.Bool
 	if o.Signals {
 		stop := handleSignals(s.Agent, s.Close, &signalled)
@@ -54,22 +55,30 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	}
 	input := o.Prompt
 	var res loop.Result
+	unsaved := false
 	for {
 		r, err := s.Agent.Run(ctx, input)
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "talaria:", err)
+			if _, big := err.(*loop.PromptTooLargeError); big {
+				return ExitUsage
+			}
 			return ExitIncomplete
 		}
 		res = r
 		if !o.JSON && res.FinalResponse != "" {
-			fmt.Fprintln(o.Stdout, res.FinalResponse)
+			fmt.Fprintln(o.Stdout, answerText(o.Stdout, s.mask.Mask(res.FinalResponse)))
 		}
+		if !o.JSON {
+			warnCleanup(o.Stderr, res)
+		}
+		unsaved = unsaved || res.Unsaved
 		if loop.IsInterrupted(res.ExitReason) {
 			break
 		}
 		if signalled.Load() {
 			// A signal between queued turns stops the queue.
-			res.ExitReason = loop.ExitInterruptedByUser
+			res.ExitReason = loop.ExitInterruptedByUser.Exit()
 			break
 		}
 		next, ok := s.Agent.NextQueued()
@@ -79,15 +88,29 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 		input = next
 	}
 	if !o.JSON && res.Explanation != "" {
-		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", res.Explanation, res.ExitReason)
+		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", s.mask.Mask(res.Explanation), res.ExitReason)
 	}
 	switch {
 	case loop.IsInterrupted(res.ExitReason):
 		return ExitInterrupted
+	case unsaved:
+		// The answer was printed but the session does not hold it.
+		return ExitIncomplete
 	case res.Completed:
 		return ExitCompleted
 	default:
 		return ExitIncomplete
+	}
+}
+
+// warnCleanup prints what went wrong after the answer: above all a store
+// write that failed, since the session then lacks part of the turn.
+func warnCleanup(w io.Writer, res loop.Result) {
+	for _, ce := range res.CleanupErrors {
+		fmt.Fprintln(w, "talaria: warning:", ce)
+	}
+	if res.Unsaved {
+		fmt.Fprintln(w, "talaria: warning: this turn is not fully saved in the session (check free space and permissions under $TALARIA_HOME); exit status 1")
 	}
 }
 
@@ -156,8 +179,15 @@ func ApplyCommand(a *loop.Agent, line string) error {
 			return fmt.Errorf("/queue needs text: /queue TEXT")
 		}
 		a.Queue(arg)
+	case "/cancel":
+		if arg == "" {
+			return fmt.Errorf("/cancel needs the tool_call_id of a running call: /cancel ID")
+		}
+		if !a.CancelCall(arg) {
+			return fmt.Errorf("/cancel %s: no running tool call has that id", arg)
+		}
 	default:
-		return fmt.Errorf("unknown command %q on stdin (headless understands /steer TEXT, /stop, /queue TEXT)", cmd)
+		return fmt.Errorf("unknown command %q on stdin (headless understands /steer TEXT, /stop, /queue TEXT, /cancel ID)", cmd)
 	}
 	return nil
 }
@@ -190,7 +220,11 @@ func progressLine(e loop.Event) string {
 		}
 		return fmt.Sprintf("%s %s (%s)", mark, ev.Name, time.Duration(ev.DurationMS)*time.Millisecond)
 	case *loop.RetryScheduled:
-		return fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		line := fmt.Sprintf("⏳ %s (status %d): retrying in %s (attempt %d/%d)", ev.Reason, ev.Status, time.Duration(ev.DelayMS)*time.Millisecond, ev.Attempt, ev.MaxAttempts)
+		if ev.Message != "" {
+			line += ": " + preview(ev.Message, 200)
+		}
+		return line
 	case *loop.SteerDelivered:
 		return "↪ steer delivered: " + preview(ev.Text, 100)
 	case *loop.Guardrail:

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -65,7 +66,7 @@ func firstModel(ctx context.Context, baseURL string) (string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", &http.ProtocolError{ErrorString: resp.Status}
+		return "", fmt.Errorf("GET %s/models: %s", baseURL, resp.Status)
 	}
 	var list struct {
 		Data []struct {
@@ -76,7 +77,7 @@ func firstModel(ctx context.Context, baseURL string) (string, error) {
 		return "", err
 	}
 	if len(list.Data) == 0 {
-		return "", &http.ProtocolError{ErrorString: "no models"}
+		return "", fmt.Errorf("GET %s/models: no models listed", baseURL)
 	}
 	return list.Data[0].ID, nil
 }

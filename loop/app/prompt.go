@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,9 @@ import (
 
 	"talaria/loop"
 )
+
+// gitTimeout bounds the one git command the prompt builder may run.
+const gitTimeout = 2 * time.Second
 
 // maxAgentsBytes caps how much of the AGENTS.md files goes into the prompt.
 const maxAgentsBytes = 32 * 1024
@@ -70,7 +74,11 @@ func gitRoot(dir string) string {
 func gitBranch(root string) string {
 	head, err := os.ReadFile(filepath.Join(root, ".git", "HEAD"))
 	if err != nil {
-		out, err := exec.Command("git", "-C", root, "rev-parse", "--abbrev-ref", "HEAD").Output()
+		// A hung git (a network file system, a lock) must not hold up the
+		// session's start: the branch is a nicety.
+		ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--abbrev-ref", "HEAD").Output()
 		if err != nil {
 			return ""
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,16 +140,22 @@ func (s *Session) loadTodos() []tools.TodoItem {
 	return items
 }
 
-// saveTodos keeps the todo list with the session at each turn's end.
+// saveTodos keeps the todo list with the session at each turn's end. An
+// unchanged list is not written again (a write is a commit, two fsyncs).
 func (s *Session) saveTodos(list *tools.TodoList) func(loop.Result) error {
+	last, _ := json.Marshal(list.Snapshot())
 	return func(loop.Result) error {
 		raw, err := json.Marshal(list.Snapshot())
+		if err == nil && bytes.Equal(raw, last) {
+			return nil
+		}
 		if err == nil {
 			err = s.Store.SaveTodos(s.Record.ID, raw)
 		}
 		if err != nil {
 			return fmt.Errorf("saving the todo list: %w", err)
 		}
+		last = raw
 		return nil
 	}
 }

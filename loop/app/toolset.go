@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
-	"time"
 
 	"talaria/loop"
 	"talaria/loop/config"
@@ -30,25 +30,55 @@ type toolset struct {
 	approver *tools.Approver
 	mcp      *mcp.Manager
 	warnings []string
+	// parent is the options child agents are made from; /model replaces
+	// it (see retarget), so subagents follow the session's backend.
+	parent atomic.Pointer[loop.Options]
+	// headless: a turn waits for MCP servers still starting; in the TUI
+	// it goes on without them (the footer shows them starting).
+	headless bool
+	log      func(string)
+
+	// promptMu guards the MCP part of the system prompt: a fresh
+	// session's prompt is completed once, at its first turn, with the
+	// servers' instructions, saved, and replayed byte for byte after.
+	promptMu   sync.Mutex
+	promptBase string // the prompt to complete; "" once done or when not fresh
+	prompt     string // the completed prompt; "" keeps the agent's own
+	savePrompt func(string) error
 }
 
 // buildTools wires the built-in tools, MCP servers and approvals. The
 // delegate_task tool is registered now (AvailableBuiltins offers it only
 // when Env.Delegate is set) and gets its child-agent factory later, from
-// delegateTo, once the agent's options exist; until then it says so.
-func buildTools(ctx context.Context, cfg config.Config, env tools.Env, ui Interactive, todos []tools.TodoItem) (*toolset, error) {
+// delegateTo, once the agent's options exist; until then it says so. MCP
+// servers start in the background; headless, buildTools waits for them
+// (each within its startup_timeout) so that their errors are in warnings.
+func buildTools(ctx context.Context, cfg config.Config, home string, env tools.Env, ui Interactive, todos []tools.TodoItem, headless bool, log func(string)) (*toolset, error) {
 	mode, err := tools.ParseApprovalMode(cfg.Approvals)
 	if err != nil {
 		return nil, usage("approvals: %v", err)
 	}
-	env.Processes, env.Todos, env.Ask = tools.NewProcessManager(), tools.NewTodoList(todos...), ui.Ask
-	ts := &toolset{env: env}
+	if env.Commands, err = commandPolicy(cfg, home, env.Cwd); err != nil {
+		return nil, err
+	}
+	env.Todos, env.Ask = tools.NewTodoList(todos...), ui.Ask
+	if env.Processes == nil {
+		env.Processes = tools.NewProcessManager()
+	}
+	ts := &toolset{env: env, headless: headless, log: log}
+	if ts.log == nil {
+		ts.log = func(string) {}
+	}
 	ts.env.Delegate = func(context.Context, tools.DelegateTask) tools.DelegateResult {
 		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
 	}
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
 	ts.approver = tools.NewApprover(mode, ui.Approve)
-	ts.approver.Tools, ts.approver.Cwd = ts.registry, env.Cwd
+	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
+	ts.approver.Sandboxed = env.Commands.Sandbox != nil
+	if ui.Approve != nil {
+		ts.env.Escalate = ts.approver.Escalate
+	}
 	if len(cfg.MCPServers) > 0 {
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}
@@ -64,18 +94,29 @@ func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCP
 	cfgs := make([]mcp.ServerConfig, 0, len(names))
 	for _, n := range names {
 		s := servers[n]
-		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL})
+		cfgs = append(cfgs, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
+			Reaper: ts.env.Processes.Reaper(), Environ: ts.env.Commands.Environ,
+			StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout})
 	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	mgr, errs := mcp.Connect(cctx, cfgs)
+	mgr, errs := mcp.Start(cfgs, mcp.Options{Log: ts.log})
 	ts.mcp = mgr
+	for _, t := range mgr.ResourceTools() {
+		ts.registry.Register(t)
+	}
 	for _, e := range errs {
 		ts.warnings = append(ts.warnings, "mcp: "+e.Error())
 	}
+	if !ts.headless {
+		return // the TUI shows the servers starting and takes MCPNotices
+	}
+	_ = mgr.Wait(ctx) // why a server is down is among the notices
 	ts.registerMCP()
+	for _, n := range mgr.Notices() {
+		ts.warnings = append(ts.warnings, "mcp: "+n)
+	}
 }
 
+// registerMCP offers the tools of the servers connected now.
 func (ts *toolset) registerMCP() {
 	if ts.mcp == nil {
 		return
@@ -85,13 +126,109 @@ func (ts *toolset) registerMCP() {
 	}
 }
 
-// beforeTurn reconnects dead MCP servers between turns.
+// MCPStarting returns the MCP servers still starting, for the footer.
+func (ts *toolset) MCPStarting() []string {
+	if ts.mcp == nil {
+		return nil
+	}
+	return ts.mcp.Starting()
+}
+
+// Instructions returns the instructions of the connected MCP servers, by
+// server name.
+func (ts *toolset) Instructions() map[string]string {
+	if ts.mcp == nil {
+		return nil
+	}
+	return ts.mcp.Instructions()
+}
+
+// beforeTurn starts dead MCP servers again between turns and offers the
+// tools of those that are up. Headless, and at the first turn of a fresh
+// session (whose prompt takes the servers' instructions), the turn waits
+// for servers still starting, each within its startup_timeout; otherwise
+// the TUI goes on without them.
 func (ts *toolset) beforeTurn(ctx context.Context) {
 	if ts.mcp == nil {
 		return
 	}
-	_ = ts.mcp.Reconnect(ctx)
+	ts.promptMu.Lock()
+	first := ts.promptBase != ""
+	ts.promptMu.Unlock()
+	if ts.headless || first {
+		_ = ts.mcp.Reconnect(ctx)
+		_ = ts.mcp.Wait(ctx)
+	} else {
+		ts.mcp.Retry()
+	}
 	ts.registerMCP()
+	if ts.headless {
+		_ = ts.mcp.Notices() // logged already; headless shows them at start only
+	}
+	if first {
+		ts.completePrompt()
+	}
+}
+
+// completePromptOnce arranges for base, the prompt of a session that has
+// not run a turn yet, to be completed with the MCP servers' instructions at the first
+// turn and saved with save.
+func (ts *toolset) completePromptOnce(base string, save func(string) error) {
+	if ts.mcp == nil {
+		return
+	}
+	ts.promptMu.Lock()
+	defer ts.promptMu.Unlock()
+	ts.promptBase, ts.savePrompt = base, save
+}
+
+// completePrompt adds the instructions section to the fresh prompt, once.
+func (ts *toolset) completePrompt() {
+	ts.promptMu.Lock()
+	defer ts.promptMu.Unlock()
+	base := ts.promptBase
+	ts.promptBase = ""
+	section := mcpInstructionsSection(ts.Instructions())
+	if base == "" || section == "" || strings.Contains(base, mcpSectionTitle) {
+		return
+	}
+	ts.prompt = insertBeforeRuntimeLines(base, section)
+	if ts.savePrompt != nil {
+		if err := ts.savePrompt(ts.prompt); err != nil {
+			ts.log("WARN saving the system prompt with MCP instructions: " + err.Error())
+		}
+	}
+}
+
+// turnPrompt is loop.Options.TurnSystemPrompt: the completed prompt, or ""
+// to keep the stored one.
+func (ts *toolset) turnPrompt() string {
+	ts.promptMu.Lock()
+	defer ts.promptMu.Unlock()
+	return ts.prompt
+}
+
+// mcpSectionTitle opens the MCP instructions section of the prompt.
+const mcpSectionTitle = "# MCP server instructions\n"
+
+// mcpInstructionsSection renders the servers' instructions, by server
+// name, as a prompt section; "" when there are none.
+func mcpInstructionsSection(ins map[string]string) string {
+	if len(ins) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(ins))
+	for n := range ins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(mcpSectionTitle)
+	b.WriteString("Each MCP server's tools are named SERVER__TOOL. What the servers say about using them:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "## %s\n%s\n", n, ins[n])
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (ts *toolset) close() {
@@ -101,12 +238,14 @@ func (ts *toolset) close() {
 	if ts.mcp != nil {
 		_ = ts.mcp.Close()
 	}
+	_ = ts.env.Processes.Reaper().Close()
 }
 
 // delegateTo makes delegate_task run each task in a child agent with its
 // own budget (delegation.max_iterations) and the parent's backends, tools
 // (minus delegate_task: one level deep) and approvals. The child's events
-// stay private; its final answer is the summary.
+// become progress lines of the call's live output; its final answer is the
+// summary.
 func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 	child := tools.NewRegistry()
 	for _, t := range ts.registry.All() {
@@ -115,15 +254,21 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		}
 	}
 	var n atomic.Int64
+	ts.parent.Store(&parent)
 	ts.env.Delegate = func(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
+		parent := *ts.parent.Load()
 		opts := parent
 		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
 		opts.History, opts.Turns, opts.Store = nil, 0, nil
-		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = nil, child, maxIterations, ts.env
+		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = loop.ChildProgress(tools.Output(ctx)), child, maxIterations, ts.env
 		if parent.Chain != nil {
 			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
 		}
 		opts.SystemPrompt = subagentPrompt(parent.SystemPrompt)
+		if p := ts.turnPrompt(); p != "" {
+			opts.SystemPrompt = subagentPrompt(p)
+		}
+		opts.TurnSystemPrompt = nil
 		input := task.Goal
 		if task.Context != "" {
 			input += "\n\nContext from the parent agent:\n" + task.Context
@@ -136,15 +281,54 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 	}
 }
 
+// retarget makes later subagents use the backend /model switched to.
+func (ts *toolset) retarget(b loop.BackendChange, systemPrompt string) {
+	p := ts.parent.Load()
+	if p == nil {
+		return
+	}
+	next := *p
+	next.Chain, next.Transport = b.Chain, b.Transport
+	if b.NewTransport != nil {
+		next.NewTransport = b.NewTransport
+	}
+	next.Provider, next.Model, next.MaxTokens, next.SystemPrompt = b.Provider, b.Model, b.MaxTokens, systemPrompt
+	ts.parent.Store(&next)
+}
+
 // subagentNote tells a child agent what it is for.
 const subagentNote = "You are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
 
 // subagentPrompt puts the subagent note before the closing Model:/Provider:
 // lines, so those stay last and a fallback can still rewrite them.
 func subagentPrompt(parent string) string {
-	i := strings.LastIndex(parent, "\nModel: ")
+	return insertBeforeRuntimeLines(parent, subagentNote)
+}
+
+// insertBeforeRuntimeLines puts section, after a blank line, before the
+// closing Model:/Provider: lines of prompt (at its end when it has none).
+func insertBeforeRuntimeLines(prompt, section string) string {
+	i := strings.LastIndex(prompt, "\nModel: ")
 	if i < 0 {
-		return parent + "\n\n" + subagentNote
+		return prompt + "\n\n" + section
 	}
-	return parent[:i] + "\n\n" + subagentNote + parent[i:]
+	return strings.TrimRight(prompt[:i], "\n") + "\n\n" + section + "\n" + prompt[i:]
+}
+
+// MCPNotices returns, once each, what the TUI should tell about the MCP
+// servers (a server that could not start, a tool not offered).
+func (s *Session) MCPNotices() []string {
+	if s == nil || s.tools == nil || s.tools.mcp == nil {
+		return nil
+	}
+	return s.tools.mcp.Notices()
+}
+
+// MCPStarting returns the names of the session's MCP servers still
+// starting (for the footer); nil when none is.
+func (s *Session) MCPStarting() []string {
+	if s == nil || s.tools == nil {
+		return nil
+	}
+	return s.tools.MCPStarting()
 }

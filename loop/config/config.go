@@ -25,6 +25,8 @@ type Config struct {
 	Compression        Compression          `yaml:"compression"`
 	Display            Display              `yaml:"display"`
 	MCPServers         map[string]MCPServer `yaml:"mcp_servers"`
+	Terminal           Terminal             `yaml:"terminal"`
+	Sandbox            Sandbox              `yaml:"sandbox"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).
@@ -49,6 +51,15 @@ type Agent struct {
 	RetryBaseDelay time.Duration `yaml:"retry_base_delay"`
 	RetryMaxDelay  time.Duration `yaml:"retry_max_delay"`
 	RetryAfterCap  time.Duration `yaml:"retry_after_cap"`
+	// RequestTimeout, StreamReadTimeout and StreamStaleTimeout bound a
+	// provider call (headers; a byte; content between keep-alives); 0
+	// disables one.
+	RequestTimeout     time.Duration `yaml:"request_timeout"`
+	StreamReadTimeout  time.Duration `yaml:"stream_read_timeout"`
+	StreamStaleTimeout time.Duration `yaml:"stream_stale_timeout"`
+	// MaxResponseBytes caps the text, reasoning and tool arguments of one
+	// response; 0 disables the cap.
+	MaxResponseBytes int `yaml:"max_response_bytes"`
 }
 
 // Thresholds are per-kind counts for the tool-loop guardrail.
@@ -83,6 +94,8 @@ type Compression struct {
 type Display struct {
 	Theme         string `yaml:"theme"`
 	BusyInputMode string `yaml:"busy_input_mode"`
+	// LiveLines is how many output lines a running tool's lane shows.
+	LiveLines int `yaml:"live_lines"`
 }
 
 // MCPServer is one MCP server: a stdio command or a streamable-HTTP URL.
@@ -91,6 +104,11 @@ type MCPServer struct {
 	Args    []string          `yaml:"args"`
 	Env     map[string]string `yaml:"env"`
 	URL     string            `yaml:"url"`
+	// StartupTimeout bounds starting the server (connect, initialize,
+	// list tools); 0 means 30s.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// ToolTimeout bounds one call of its tools; 0 means 10m.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
 }
 
 // Default returns the built-in defaults.
@@ -102,6 +120,11 @@ func Default() Config {
 			RetryBaseDelay: 2 * time.Second,
 			RetryMaxDelay:  60 * time.Second,
 			RetryAfterCap:  600 * time.Second,
+
+			RequestTimeout:     120 * time.Second,
+			StreamReadTimeout:  120 * time.Second,
+			StreamStaleTimeout: 300 * time.Second,
+			MaxResponseBytes:   8 << 20,
 		},
 		Approvals: "ask",
 		ToolLoopGuardrails: Guardrails{
@@ -111,7 +134,8 @@ func Default() Config {
 		},
 		Delegation:  Delegation{MaxIterations: 50},
 		Compression: Compression{Enabled: true, Threshold: 0.50},
-		Display:     Display{Theme: "", BusyInputMode: "steer"},
+		Display:     Display{Theme: "", BusyInputMode: "steer", LiveLines: 5},
+		Sandbox:     Sandbox{Mode: "off"},
 	}
 }
 

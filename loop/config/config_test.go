@@ -52,7 +52,7 @@ display:
   theme: light
   busy_input_mode: queue
 mcp_servers:
-  files: {command: some-mcp-server, args: [--root, .], env: {}}
+  files: {command: some-mcp-server, args: [--root, .], env: {}, startup_timeout: 45s, tool_timeout: 5m}
   remote: {url: http://127.0.0.1:9000/mcp}
 `)
 	if err != nil {
@@ -62,7 +62,7 @@ mcp_servers:
 		cfg.Agent.RetryAfterCap != 120*time.Second || cfg.Approvals != "auto-edit" ||
 		cfg.ToolLoopGuardrails.HardStopEnabled == nil || !*cfg.ToolLoopGuardrails.HardStopEnabled ||
 		cfg.Display.BusyInputMode != "queue" || len(cfg.FallbackProviders) != 1 ||
-		cfg.MCPServers["remote"].URL == "" || len(cfg.Model.APIKeysEnv) != 2 || cfg.Compression.Threshold != 0.7 {
+		cfg.MCPServers["remote"].URL == "" || cfg.MCPServers["files"].StartupTimeout != 45*time.Second || cfg.MCPServers["files"].ToolTimeout != 5*time.Minute || len(cfg.Model.APIKeysEnv) != 2 || cfg.Compression.Threshold != 0.7 {
 		t.Fatalf("parsed wrong: %+v", cfg)
 	}
 }
@@ -79,10 +79,13 @@ func TestUnknownAndBadKeysAreNamed(t *testing.T) {
 		{"agent:\n  retry_base_delay: soon\n", "agent.retry_base_delay"},
 		{"approvals: sometimes\n", "approvals:"},
 		{"display:\n  busy_input_mode: shout\n", "display.busy_input_mode"},
+		{"display:\n  live_lines: 100\n", "display.live_lines"},
 		{"compression:\n  threshold: 1.5\n", "compression.threshold"},
 		{"model:\n  provider: custom\n", "model.base_url: required"},
 		{"model: [\n", "config config.yaml"},
 		{"mcp_servers:\n  a: {command: x, url: http://y}\n", "mcp_servers.a: needs exactly one"},
+		{"mcp_servers:\n  a: {command: x, startup_timeout: -1s}\n", "mcp_servers.a.startup_timeout"},
+		{"mcp_servers:\n  a:\n    command: x\n    tool_timeout: soon\n", "mcp_servers.a.tool_timeout"},
 	}
 	for _, c := range cases {
 		_, err := parse(t, c.yaml)

@@ -61,6 +61,8 @@ type Overrides struct {
 	MaxIterations int
 	Theme         string
 	Yolo          bool
+	// Sandbox is --sandbox MODE ("" leaves sandbox.mode as configured).
+	Sandbox string
 }
 
 // Apply merges flag overrides into cfg and validates the result.
@@ -97,6 +99,12 @@ func (o Overrides) Apply(cfg *Config) error {
 	}
 	if o.Yolo {
 		cfg.Approvals = "yolo"
+	}
+	if o.Sandbox != "" {
+		if !slices.Contains(SandboxModes(), o.Sandbox) {
+			return fmt.Errorf("--sandbox: %q is not one of %s", o.Sandbox, strings.Join(SandboxModes(), " | "))
+		}
+		cfg.Sandbox.Mode = o.Sandbox
 	}
 	return nil
 }

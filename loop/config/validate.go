@@ -43,8 +43,22 @@ func Validate(cfg *Config, file string) error {
 		return bad("agent.retry_max_delay", "must be a duration at least retry_base_delay")
 	case a.RetryAfterCap < 0:
 		return bad("agent.retry_after_cap", "must be a duration such as 600s")
+	case a.RequestTimeout < 0:
+		return bad("agent.request_timeout", "must be a duration such as 120s (0 disables it)")
+	case a.StreamReadTimeout < 0:
+		return bad("agent.stream_read_timeout", "must be a duration such as 120s (0 disables it)")
+	case a.StreamStaleTimeout < 0:
+		return bad("agent.stream_stale_timeout", "must be a duration such as 300s (0 disables it)")
+	case a.MaxResponseBytes < 0:
+		return bad("agent.max_response_bytes", "must be a byte count such as 8388608 (0 disables the cap)")
 	}
-	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "yolo"}, bad); err != nil {
+	if err := oneOf("approvals", cfg.Approvals, []string{"ask", "auto-edit", "read-only", "yolo"}, bad); err != nil {
+		return err
+	}
+	if err := oneOf("sandbox.mode", cfg.Sandbox.Mode, SandboxModes(), bad); err != nil {
+		return err
+	}
+	if err := validateContain(cfg, bad); err != nil {
 		return err
 	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
@@ -59,6 +73,9 @@ func Validate(cfg *Config, file string) error {
 	if err := oneOf("display.busy_input_mode", cfg.Display.BusyInputMode, []string{"steer", "queue", "interrupt"}, bad); err != nil {
 		return err
 	}
+	if n := cfg.Display.LiveLines; n < 0 || n > 64 {
+		return bad("display.live_lines", fmt.Sprintf("must be between 0 and 64, got %d", n))
+	}
 	for name, s := range cfg.MCPServers {
 		key := "mcp_servers." + name
 		if (s.Command == "") == (s.URL == "") {
@@ -66,6 +83,12 @@ func Validate(cfg *Config, file string) error {
 		}
 		if strings.Contains(name, "__") {
 			return bad(key, "server names may not contain two underscores")
+		}
+		if s.StartupTimeout < 0 {
+			return bad(key+".startup_timeout", "must be a positive duration such as 30s")
+		}
+		if s.ToolTimeout < 0 {
+			return bad(key+".tool_timeout", "must be a positive duration such as 10m")
 		}
 	}
 	return nil

@@ -1,17 +1,18 @@
 // Package mcp connects talaria to Model Context Protocol servers (stdio
 // commands and streamable HTTP endpoints) and offers their tools to the
-// model as tools.Tool values named SERVER__TOOL.
+// model as tools.Tool values named SERVER__TOOL, plus list_mcp_resources
+// and read_mcp_resource for their resources.
 package mcp
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,11 +23,12 @@ import (
 
 // Defaults of a Manager.
 const (
-	// DefaultCallTimeout bounds one tool call.
-	DefaultCallTimeout = 2 * time.Minute
-	// connectTimeout bounds connecting to one server and listing its
-	// tools, when ctx has no earlier deadline.
-	connectTimeout = 30 * time.Second
+	// DefaultStartupTimeout bounds starting one server: connecting,
+	// initializing and listing its tools (mcp_servers.NAME.startup_timeout).
+	DefaultStartupTimeout = 30 * time.Second
+	// DefaultToolTimeout bounds one tool call (mcp_servers.NAME.tool_timeout).
+	// An interrupt still ends a call at once.
+	DefaultToolTimeout = 10 * time.Minute
 	// closeGrace is how long a stdio server gets to exit after its stdin
 	// is closed, and again after SIGTERM.
 	closeGrace = 2 * time.Second
@@ -40,6 +42,10 @@ const (
 	// stderrKeep is how much of a stdio server's stderr is kept for error
 	// messages.
 	stderrKeep = 2 << 10
+	// maxNotices bounds the notices kept until Notices is called.
+	maxNotices = 50
+	// instructionsCap bounds the instructions taken from one server.
+	instructionsCap = 8 << 10
 )
 
 // ServerConfig is one entry of mcp_servers in config.yaml: either a stdio
@@ -53,8 +59,20 @@ type ServerConfig struct {
 	Args []string
 	// Env holds variables added to the inherited environment.
 	Env map[string]string
+	// Environ is the environment a stdio server inherits, before Env;
+	// nil means the process environment without secrets
+	// (tools.FilterEnviron).
+	Environ []string
 	// URL is the endpoint of a streamable HTTP server.
 	URL string
+	// Reaper, when set, records a stdio server's process group so that it
+	// dies with talaria, SIGKILL included.
+	Reaper *tools.Reaper
+	// StartupTimeout bounds connecting and listing the tools; 0 means
+	// DefaultStartupTimeout.
+	StartupTimeout time.Duration
+	// ToolTimeout bounds one tool call; 0 means DefaultToolTimeout.
+	ToolTimeout time.Duration
 }
 
 // validate checks that c names exactly one transport.
@@ -68,22 +86,54 @@ func (c ServerConfig) validate() error {
 		return fmt.Errorf("MCP server %q: set either command (stdio) or url (streamable HTTP)", c.Name)
 	case c.Command != "" && c.URL != "":
 		return fmt.Errorf("MCP server %q: set command or url, not both", c.Name)
+	case c.StartupTimeout < 0 || c.ToolTimeout < 0:
+		return fmt.Errorf("MCP server %q: timeouts must be positive", c.Name)
 	}
 	return nil
 }
 
-// Manager holds the connections to the configured MCP servers. It is safe
-// for concurrent use.
+func (c ServerConfig) startupTimeout() time.Duration {
+	if c.StartupTimeout > 0 {
+		return c.StartupTimeout
+	}
+	return DefaultStartupTimeout
+}
+
+func (c ServerConfig) toolTimeout() time.Duration {
+	if c.ToolTimeout > 0 {
+		return c.ToolTimeout
+	}
+	return DefaultToolTimeout
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Log receives diagnostic lines: stray lines on a stdio server's
+	// stdout, tools not offered. Nil drops them.
+	Log func(line string)
+}
+
+// Manager holds the connections to the configured MCP servers. Servers
+// start in the background; it is safe for concurrent use.
 type Manager struct {
+	servers []*server // fixed at Start
+	log     func(string)
+	// ctx ends at Close, stopping start-ups in flight.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	progressSeq atomic.Int64
 	mu          sync.Mutex
-	servers     []*server
-	callTimeout time.Duration
+	progress    map[string]*progressWatch // by progressToken
+	notices     []string                  // not yet taken by Notices
 }
 
 // ServerStatus describes one server for the UI.
 type ServerStatus struct {
 	// Name is the server's name.
 	Name string
+	// Starting is true while a start-up attempt runs.
+	Starting bool
 	// Connected is true while its session is up.
 	Connected bool
 	// Tools is how many tools it offers.
@@ -92,12 +142,15 @@ type ServerStatus struct {
 	Err error
 }
 
-// Connect connects to every server of cfgs concurrently and lists their
-// tools. A server that fails does not stop the others: its error, naming
-// it, is returned and Reconnect tries it again later. The Manager is never
-// nil.
-func Connect(ctx context.Context, cfgs []ServerConfig) (*Manager, []error) {
-	m := &Manager{callTimeout: DefaultCallTimeout}
+// Start validates cfgs and starts connecting to every valid server in the
+// background; it returns at once. The errors are configuration errors,
+// each naming its server. The Manager is never nil.
+func Start(cfgs []ServerConfig, opts Options) (*Manager, []error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{log: opts.Log, ctx: ctx, cancel: cancel, progress: map[string]*progressWatch{}}
+	if m.log == nil {
+		m.log = func(string) {}
+	}
 	var errs []error
 	seen := map[string]bool{}
 	for _, c := range cfgs {
@@ -110,105 +163,174 @@ func Connect(ctx context.Context, cfgs []ServerConfig) (*Manager, []error) {
 			continue
 		}
 		seen[c.Name] = true
-		m.servers = append(m.servers, &server{cfg: c})
+		m.servers = append(m.servers, &server{m: m, cfg: c})
 	}
-	return m, append(errs, m.connectAll(ctx, false)...)
-}
-
-// SetCallTimeout changes the bound on one tool call (DefaultCallTimeout
-// unless set).
-func (m *Manager) SetCallTimeout(d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if d > 0 {
-		m.callTimeout = d
+	for _, s := range m.servers {
+		s.begin()
 	}
+	return m, errs
 }
 
-// timeout returns the bound on one tool call.
-func (m *Manager) timeout() time.Duration {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.callTimeout
+// Connect starts every server of cfgs and waits until each is connected
+// or has failed (each within its start-up timeout, or until ctx ends). A
+// server that fails does not stop the others: its error, naming it, is
+// returned and Reconnect tries it again later.
+func Connect(ctx context.Context, cfgs []ServerConfig) (*Manager, []error) {
+	m, errs := Start(cfgs, Options{})
+	return m, append(errs, m.Wait(ctx)...)
 }
 
-// connectAll connects the servers that are not connected, concurrently.
-// With retry, a server whose last attempt failed is skipped until its
-// backoff has passed.
-func (m *Manager) connectAll(ctx context.Context, retry bool) []error {
-	m.mu.Lock()
-	servers := append([]*server(nil), m.servers...)
-	m.mu.Unlock()
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		if s.alive() || retry && !s.dueForRetry() {
-			continue
+// Wait waits until no server is starting any more, or ctx ends, and
+// returns why each server that is not connected is not.
+func (m *Manager) Wait(ctx context.Context) []error {
+	for _, s := range m.servers {
+		if ch := s.startingCh(); ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = s.connect(ctx)
-		}()
 	}
-	wg.Wait()
 	var out []error
-	for _, err := range errs {
-		if err != nil {
-			out = append(out, err)
-		}
-	}
-	return out
-}
-
-// Reconnect tries again the servers that are not connected (never were,
-// or died), at most once per backoff period each, and returns their errors.
-// Call it between turns, then register Tools() again: a server's tool list
-// may have changed.
-func (m *Manager) Reconnect(ctx context.Context) []error {
-	return m.connectAll(ctx, true)
-}
-
-// Tools returns the tools of every server, server by server in config
-// order and by name within a server, named SERVER__TOOL. The tools of a
-// server that died stay listed: calling them returns an error result until
-// it is reconnected.
-func (m *Manager) Tools() []tools.Tool {
-	m.mu.Lock()
-	servers := append([]*server(nil), m.servers...)
-	m.mu.Unlock()
-	var out []tools.Tool
-	used := map[string]bool{}
-	for _, s := range servers {
-		for _, t := range s.toolList() {
-			name := toolName(s.cfg.Name, t.Name, used)
-			out = append(out, newTool(m, s, name, t))
-		}
-	}
-	return out
-}
-
-// Status describes every server, in config order.
-func (m *Manager) Status() []ServerStatus {
-	m.mu.Lock()
-	servers := append([]*server(nil), m.servers...)
-	m.mu.Unlock()
-	out := make([]ServerStatus, len(servers))
-	for i, s := range servers {
+	for _, s := range m.servers {
 		s.mu.Lock()
-		out[i] = ServerStatus{Name: s.cfg.Name, Connected: s.session != nil, Tools: len(s.tools), Err: s.err}
+		if s.session == nil && s.err != nil {
+			out = append(out, s.err)
+		}
 		s.mu.Unlock()
 	}
 	return out
 }
 
-// Close closes every session and stops the stdio servers.
-func (m *Manager) Close() error {
+// Retry starts again, in the background, the servers that are not
+// connected (never were, or died) and not starting, at most once per
+// backoff period each.
+func (m *Manager) Retry() {
+	for _, s := range m.servers {
+		if s.dueForRetry() {
+			s.begin()
+		}
+	}
+}
+
+// Reconnect is Retry, then waits for the attempts it started (bounded by
+// their start-up timeouts and ctx) and returns their errors. Call it
+// between turns, then register Tools() again: a server's tool list may
+// have changed.
+func (m *Manager) Reconnect(ctx context.Context) []error {
+	var started []*server
+	for _, s := range m.servers {
+		if s.dueForRetry() && s.begin() {
+			started = append(started, s)
+		}
+	}
+	var out []error
+	for _, s := range started {
+		if ch := s.startingCh(); ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
+		}
+		s.mu.Lock()
+		if s.session == nil && s.err != nil {
+			out = append(out, s.err)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Starting returns the names of the servers still starting, in config
+// order.
+func (m *Manager) Starting() []string {
+	var out []string
+	for _, s := range m.servers {
+		if s.startingCh() != nil {
+			out = append(out, s.cfg.Name)
+		}
+	}
+	return out
+}
+
+// Tools returns the tools of every server, server by server in config
+// order and by name within a server, named SERVER__TOOL. The tools of a
+// server that died stay listed: calling them returns an error result until
+// it is reconnected. Tools that need task-augmented calls are left out
+// (see Notices).
+func (m *Manager) Tools() []tools.Tool {
+	var out []tools.Tool
+	used := map[string]bool{}
+	for _, s := range m.servers {
+		for _, t := range s.toolList() {
+			name := toolName(s.cfg.Name, t.Name, used)
+			out = append(out, newTool(s, name, t))
+		}
+	}
+	return out
+}
+
+// Instructions returns the instructions each connected server gave at
+// initialization, by server name; servers without any are absent.
+func (m *Manager) Instructions() map[string]string {
+	out := map[string]string{}
+	for _, s := range m.servers {
+		s.mu.Lock()
+		if s.session != nil && s.instructions != "" {
+			out[s.cfg.Name] = s.instructions
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Notices returns what the user should be told since the last call (a
+// server that could not start, the first time in a row; a tool not
+// offered, and why), and forgets it.
+func (m *Manager) Notices() []string {
 	m.mu.Lock()
-	servers := append([]*server(nil), m.servers...)
+	defer m.mu.Unlock()
+	out := m.notices
+	m.notices = nil
+	return out
+}
+
+func (m *Manager) notice(line string) {
+	m.log("mcp: " + strings.TrimPrefix(line, "mcp: "))
+	m.mu.Lock()
+	if len(m.notices) < maxNotices {
+		m.notices = append(m.notices, line)
+	}
 	m.mu.Unlock()
+}
+
+// Status describes every server, in config order.
+func (m *Manager) Status() []ServerStatus {
+	out := make([]ServerStatus, len(m.servers))
+	for i, s := range m.servers {
+		s.mu.Lock()
+		out[i] = ServerStatus{Name: s.cfg.Name, Starting: s.starting != nil, Connected: s.session != nil, Tools: len(s.tools), Err: s.err}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// server returns the server called name, or nil.
+func (m *Manager) server(name string) *server {
+	for _, s := range m.servers {
+		if s.cfg.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Close stops start-ups in flight, closes every session and stops the
+// stdio servers.
+func (m *Manager) Close() error {
+	m.cancel()
 	var wg sync.WaitGroup
-	for _, s := range servers {
+	for _, s := range m.servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -217,6 +339,71 @@ func (m *Manager) Close() error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// progressWatch is the progress callback of one call; after stop it is
+// never called again.
+type progressWatch struct {
+	mu      sync.Mutex
+	fn      func(string)
+	stopped bool
+}
+
+// watchProgress registers fn for the progress notifications of a new
+// token; after stop returns, fn is not called any more.
+func (m *Manager) watchProgress(fn func(string)) (token string, stop func()) {
+	token = fmt.Sprintf("talaria-%d", m.progressSeq.Add(1))
+	w := &progressWatch{fn: fn}
+	m.mu.Lock()
+	m.progress[token] = w
+	m.mu.Unlock()
+	return token, func() {
+		m.mu.Lock()
+		delete(m.progress, token)
+		m.mu.Unlock()
+		w.mu.Lock()
+		w.stopped = true
+		w.mu.Unlock()
+	}
+}
+
+// onProgress routes a notifications/progress to the call that asked for
+// it; unknown tokens (a call already finished) are dropped.
+func (m *Manager) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	if req.Params != nil {
+		m.routeProgress(req.Params)
+	}
+}
+
+// routeProgress passes one progress notification to its call's callback.
+func (m *Manager) routeProgress(p *sdk.ProgressNotificationParams) {
+	m.mu.Lock()
+	w := m.progress[fmt.Sprint(p.ProgressToken)]
+	m.mu.Unlock()
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.fn(progressText(p))
+	}
+}
+
+// progressText renders one progress notification: its message and
+// "progress/total" (or the progress alone when the total is unknown).
+func progressText(p *sdk.ProgressNotificationParams) string {
+	var count string
+	if p.Total > 0 {
+		count = fmt.Sprintf("%g/%g", p.Progress, p.Total)
+	} else {
+		count = fmt.Sprintf("%g", p.Progress)
+	}
+	msg := strings.TrimSpace(strings.ToValidUTF8(p.Message, "?"))
+	if msg == "" {
+		return count
+	}
+	return msg + " (" + count + ")"
 }
 
 // toolName builds SERVER__TOOL from characters providers accept
@@ -244,178 +431,6 @@ func toolName(serverName, tool string, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
-}
-
-// server is the connection to one MCP server.
-type server struct {
-	cfg ServerConfig
-
-	mu       sync.Mutex
-	session  *sdk.ClientSession
-	cmd      *exec.Cmd     // stdio servers only
-	stderr   *tailBuffer   // stdio servers only
-	done     chan struct{} // closed when the session has ended
-	tools    []*sdk.Tool
-	err      error
-	failures int
-	retryAt  time.Time
-}
-
-// alive reports whether the session is up.
-func (s *server) alive() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.session != nil
-}
-
-// dueForRetry reports whether the backoff after the last failure is over.
-func (s *server) dueForRetry() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !time.Now().Before(s.retryAt)
-}
-
-// toolList returns the tools listed at the last connection.
-func (s *server) toolList() []*sdk.Tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tools
-}
-
-// connect opens a session and lists the tools.
-func (s *server) connect(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "talaria", Version: "1"}, &sdk.ClientOptions{
-		Capabilities: &sdk.ClientCapabilities{},
-	})
-	var transport sdk.Transport
-	var cmd *exec.Cmd
-	var stderr *tailBuffer
-	if s.cfg.Command != "" {
-		cmd = exec.Command(s.cfg.Command, s.cfg.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.cfg.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		stderr = &tailBuffer{max: stderrKeep}
-		cmd.Stderr = stderr
-		cmd.WaitDelay = closeGrace
-		// Its own process group: Ctrl+C in the terminal does not reach
-		// it, and closing it can stop its children too.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: closeGrace}
-	} else {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 2}
-	}
-	session, err := client.Connect(ctx, transport, nil)
-	var list []*sdk.Tool
-	if err == nil {
-		list, err = listTools(ctx, session)
-		if err != nil {
-			session.Close()
-		}
-	}
-	if err != nil {
-		if cmd != nil {
-			killGroup(cmd)
-		}
-		err = s.describe("cannot connect", err, stderr)
-		s.mu.Lock()
-		s.err = err
-		s.failures++
-		s.retryAt = time.Now().Add(min(retryMin<<min(s.failures-1, 10), retryMax))
-		s.mu.Unlock()
-		return err
-	}
-	done := make(chan struct{})
-	s.mu.Lock()
-	s.session, s.cmd, s.stderr, s.done, s.tools = session, cmd, stderr, done, list
-	s.err, s.failures, s.retryAt = nil, 0, time.Time{}
-	s.mu.Unlock()
-	go s.watch(session, cmd, stderr, done)
-	return nil
-}
-
-// watch marks the server dead when session ends, and reaps the process
-// of a stdio server.
-func (s *server) watch(session *sdk.ClientSession, cmd *exec.Cmd, stderr *tailBuffer, done chan struct{}) {
-	_ = session.Wait()
-	s.mu.Lock()
-	if s.session == session {
-		s.session = nil
-		s.err = s.describe("the server closed the connection", nil, stderr)
-	}
-	s.mu.Unlock()
-	close(done)
-	_ = session.Close()
-	if cmd != nil {
-		killGroup(cmd)
-	}
-}
-
-// describe builds an error naming the server, with the tail of its stderr.
-func (s *server) describe(what string, err error, stderr *tailBuffer) error {
-	msg := fmt.Sprintf("MCP server %q: %s", s.cfg.Name, what)
-	if err != nil {
-		msg += ": " + err.Error()
-	}
-	if stderr != nil {
-		if tail := strings.TrimSpace(stderr.String()); tail != "" {
-			msg += "; its stderr ends with: " + tail
-		}
-	}
-	return errors.New(msg)
-}
-
-// live returns the current session and its done channel, or why there is
-// none.
-func (s *server) live() (*sdk.ClientSession, chan struct{}, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.session == nil {
-		err := s.err
-		if err == nil {
-			err = fmt.Errorf("MCP server %q is not connected", s.cfg.Name)
-		}
-		return nil, nil, err
-	}
-	return s.session, s.done, nil
-}
-
-// probe pings the server briefly.
-func (s *server) probe(session *sdk.ClientSession) error {
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	defer cancel()
-	return session.Ping(ctx, nil)
-}
-
-// drop ends session after a transport failure, so that Reconnect tries
-// again; watch then marks the server dead.
-func (s *server) drop(session *sdk.ClientSession, cause error) {
-	s.mu.Lock()
-	if s.session == session {
-		s.session = nil
-		s.err = s.describe("the connection failed", cause, s.stderr)
-	}
-	s.mu.Unlock()
-	_ = session.Close()
-}
-
-// close ends the session and stops a stdio server.
-func (s *server) close() {
-	s.mu.Lock()
-	session, cmd := s.session, s.cmd
-	s.session = nil
-	s.err = fmt.Errorf("MCP server %q was closed", s.cfg.Name)
-	s.retryAt = time.Now().Add(100 * 365 * 24 * time.Hour)
-	s.mu.Unlock()
-	if session != nil {
-		_ = session.Close()
-	}
-	if cmd != nil {
-		killGroup(cmd)
-	}
 }
 
 // listTools lists every tool of the session, page by page, sorted by name.

@@ -12,66 +12,26 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"talaria/tools"
+	"talaria/tools/mcp/mcptest"
 )
 
-// serverEnv makes the test binary run as an MCP server over stdio.
-const serverEnv = "TALARIA_MCP_TEST_SERVER"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) == "1" {
-		if err := newTestServer(true).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-			fmt.Fprintln(os.Stderr, "test server:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	mcptest.MainIfServer()
 	os.Exit(m.Run())
 }
 
-type echoIn struct {
-	Text string `json:"text" jsonschema:"the text to echo"`
-}
+// newTestServer is the test server for the HTTP transport.
+func newTestServer(bool) http.Handler { return mcptest.Handler(mcptest.Options{}) }
 
-type noIn struct{}
-
-// newTestServer builds a server with a read-only tool (echo), a mutating
-// one (write), one failing in the tool (fail), one that never answers
-// (hang) and, over stdio, one that kills the server (crash).
-func newTestServer(stdio bool) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}, &sdk.TextContent{Text: "second part"}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Pretend to write."},
-		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "wrote " + in.Text}}}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "fail"},
-		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
-			return nil, nil, fmt.Errorf("bad input")
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "hang"},
-		func(ctx context.Context, _ *sdk.CallToolRequest, _ noIn) (*sdk.CallToolResult, any, error) {
-			<-ctx.Done()
-			return nil, nil, ctx.Err()
-		})
-	if stdio {
-		sdk.AddTool(s, &sdk.Tool{Name: "crash"},
-			func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
-				fmt.Fprintln(os.Stderr, "crashing now")
-				os.Exit(3)
-				return nil, nil, nil
-			})
+// stdioConfig runs this test binary as a stdio test server; env adds
+// mcptest variables.
+func stdioConfig(name string, env ...string) ServerConfig {
+	e := map[string]string{mcptest.EnvServer: "1"}
+	for i := 0; i+1 < len(env); i += 2 {
+		e[env[i]] = env[i+1]
 	}
-	return s
-}
-
-func stdioConfig(name string) ServerConfig {
-	return ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "1"}}
+	return ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: e}
 }
 
 func toolsByName(ts []tools.Tool) map[string]tools.Tool {
@@ -90,11 +50,13 @@ func call(t *testing.T, tool tools.Tool, args string) (tools.Result, time.Durati
 }
 
 func TestConnectListAndCall(t *testing.T) {
-	httpSrv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer(false) }, nil))
+	httpSrv := httptest.NewServer(newTestServer(false))
 	defer httpSrv.Close()
 	ctx := context.Background()
+	local := stdioConfig("local")
+	local.ToolTimeout = 300 * time.Millisecond
 	m, errs := Connect(ctx, []ServerConfig{
-		stdioConfig("local"),
+		local,
 		{Name: "broken", Command: "/nonexistent/mcp-server"},
 		{Name: "web", URL: httpSrv.URL},
 		{Name: "bad__name", URL: "http://x"},
@@ -118,7 +80,8 @@ func TestConnectListAndCall(t *testing.T) {
 	for _, tl := range m.Tools() {
 		names = append(names, tl.Name())
 	}
-	want := "local__crash local__echo local__fail local__hang local__write web__echo web__fail web__hang web__write"
+	want := "local__cancelled local__crash local__echo local__fail local__hang local__image local__link local__noise local__progress local__slow local__write " +
+		"web__cancelled web__echo web__fail web__hang web__image web__link web__needs_task web__progress web__slow web__write"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools = %s\nwant    %s", got, want)
 	}
@@ -166,9 +129,8 @@ func TestConnectListAndCall(t *testing.T) {
 		t.Errorf("bad arguments accepted: %+v", r)
 	}
 	// A server that does not answer hits the call timeout.
-	m.SetCallTimeout(300 * time.Millisecond)
 	r, took := call(t, ts["local__hang"], `{}`)
-	if !r.IsError || !strings.Contains(r.Output, "did not answer within 300ms") || took > 3*time.Second {
+	if !r.IsError || !strings.Contains(r.Output, "did not answer within 300ms") {
 		t.Errorf("hang = %+v after %s", r, took)
 	}
 	r, _ = call(t, ts["local__echo"], `{"text":"still alive"}`)
@@ -176,7 +138,7 @@ func TestConnectListAndCall(t *testing.T) {
 		t.Errorf("server unusable after a timeout: %+v", r)
 	}
 	st := m.Status()
-	if len(st) != 3 || !st[0].Connected || st[1].Connected || st[1].Err == nil || st[0].Tools != 5 {
+	if len(st) != 3 || !st[0].Connected || st[1].Connected || st[1].Err == nil || st[0].Tools != 11 {
 		t.Errorf("status = %+v", st)
 	}
 }
@@ -263,7 +225,7 @@ func TestHTTPServerGoneAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer(false) }, nil)
+	handler := newTestServer(false)
 	srv := httptest.NewUnstartedServer(handler)
 	srv.Listener = ln
 	srv.Start()

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"talaria/loop/app"
+	"talaria/ui"
+)
+
+// checkpointsCmd runs `talaria checkpoints ID [--json]`: the session's
+// turns, their checkpoints and the files each created, changed or deleted.
+func checkpointsCmd(o *options, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("checkpoints", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	id, rest := splitID(args)
+	if err := fs.Parse(rest); err != nil || id == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "talaria: usage: talaria checkpoints ID [--json]")
+		return app.ExitUsage
+	}
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	sess, err := st.ResolveSession(id)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: checkpoints:", err)
+		return app.ExitUsage
+	}
+	turns, err := app.SessionTurnFiles(context.Background(), app.Home(o.flags.Home), st, sess.ID)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: checkpoints:", err)
+		return app.ExitIncomplete
+	}
+	if *asJSON || o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if turns == nil {
+			turns = []app.TurnFiles{}
+		}
+		_ = enc.Encode(turns)
+		return 0
+	}
+	if len(turns) == 0 {
+		fmt.Fprintln(stdout, "no turns yet")
+	}
+	for _, t := range turns {
+		state := ""
+		if !t.Live {
+			state = " (rewound)"
+		}
+		fmt.Fprintf(stdout, "turn %d%s: %s\n", t.Turn, state, oneLine(t.Input, 70))
+		for _, c := range t.Checkpoints {
+			fmt.Fprintf(stdout, "  checkpoint %s  %s", c.ID, c.Kind)
+			if c.Iteration > 0 {
+				fmt.Fprintf(stdout, " iteration %d", c.Iteration)
+			}
+			fmt.Fprintln(stdout)
+		}
+		for _, c := range t.Changes {
+			fmt.Fprintf(stdout, "  %-8s %s\n", c.Kind, c.Path)
+		}
+	}
+	return 0
+}
+
+// rewindCmd runs `talaria rewind ID --to TURN [--code | --conversation]
+// [--force]`: exit 0 when everything tracked was restored, 1 when a file
+// was refused (changed outside talaria) or could not be written.
+func rewindCmd(o *options, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rewind", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	to := fs.Int("to", 0, "rewind to before this turn")
+	code := fs.Bool("code", false, "rewind the files only")
+	conv := fs.Bool("conversation", false, "rewind the conversation only")
+	force := fs.Bool("force", false, "overwrite files changed outside talaria")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	id, rest := splitID(args)
+	usage := "talaria: usage: talaria rewind ID --to TURN [--code | --conversation] [--force] [--json]"
+	if err := fs.Parse(rest); err != nil || id == "" || fs.NArg() > 0 || *to < 1 {
+		fmt.Fprintln(stderr, usage)
+		return app.ExitUsage
+	}
+	if *code && *conv {
+		fmt.Fprintln(stderr, "talaria: rewind: --code and --conversation exclude each other (give neither for both)")
+		return app.ExitUsage
+	}
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	sess, err := st.ResolveSession(id)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: rewind:", err)
+		return app.ExitUsage
+	}
+	req := app.RewindRequest{ToTurn: *to, Code: !*conv, Conversation: !*code, Force: *force}
+	rep, err := app.Rewind(context.Background(), app.Home(o.flags.Home), st, sess.ID, req)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: rewind:", err)
+		if rep == nil {
+			return app.ExitUsage
+		}
+		return app.ExitIncomplete
+	}
+	if *asJSON || o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	} else {
+		writeRewindReport(stdout, rep, req)
+	}
+	if !rep.OK() {
+		return app.ExitIncomplete
+	}
+	return 0
+}
+
+// writeRewindReport prints what a rewind did, one path a line.
+func writeRewindReport(w io.Writer, rep *app.RewindReport, req app.RewindRequest) {
+	if rep.Note != "" {
+		fmt.Fprintln(w, rep.Note)
+	}
+	if f := rep.Files; f != nil {
+		for _, p := range f.Restored {
+			fmt.Fprintln(w, "restored   ", p)
+		}
+		for _, c := range f.Refused {
+			fmt.Fprintf(w, "refused     %s (%s; --force overwrites it)\n", c.Path, c.Reason)
+		}
+		for _, c := range f.Errors {
+			fmt.Fprintf(w, "failed      %s: %s\n", c.Path, c.Reason)
+		}
+		for _, p := range f.Untracked {
+			fmt.Fprintln(w, "not tracked", p, "(over 10 MiB: not restored)")
+		}
+		fmt.Fprintf(w, "files: %d restored; the tree before the rewind is checkpoint %s; files ignored by .gitignore are not tracked\n",
+			len(f.Restored), f.Saved)
+	}
+	if req.Conversation {
+		fmt.Fprintf(w, "conversation: the session continues from before turn %d\n", req.ToTurn)
+	}
+}
+
+// splitID takes the leading non-flag argument as the session id.
+func splitID(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+// oneLine flattens text to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// rewindCommands adds the TUI's /rewind, /undo and /diff callbacks.
+func rewindCommands(w *app.Switcher, c *ui.Commands) {
+	session := func() (*app.Session, error) {
+		cur := w.Current()
+		if cur == nil || cur.Store == nil {
+			return nil, fmt.Errorf("no session store in this mode")
+		}
+		return cur, nil
+	}
+	c.RewindPoints = func(ctx context.Context) ([]ui.RewindPoint, error) {
+		s, err := session()
+		if err != nil {
+			return nil, err
+		}
+		turns, err := app.SessionTurnFiles(ctx, s.Home, s.Store, s.Record.ID)
+		if err != nil {
+			return nil, err
+		}
+		var out []ui.RewindPoint
+		for i := len(turns) - 1; i >= 0; i-- {
+			t := turns[i]
+			if !t.Live {
+				continue
+			}
+			p := ui.RewindPoint{Turn: t.Turn, Input: t.Input}
+			for _, ch := range t.Changes {
+				p.Files = append(p.Files, ch.Kind+" "+ch.Path)
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	c.Rewind = func(ctx context.Context, req ui.RewindRequest) (ui.RewindResult, error) {
+		s, err := session()
+		if err != nil {
+			return ui.RewindResult{}, err
+		}
+		if s.Agent.Busy() {
+			return ui.RewindResult{}, fmt.Errorf("a turn is running: interrupt it first")
+		}
+		rep, err := app.Rewind(ctx, s.Home, s.Store, s.Record.ID, app.RewindRequest{
+			ToTurn: req.Turn, Code: req.Code, Conversation: req.Conversation, Force: req.Force})
+		if err != nil {
+			return ui.RewindResult{}, err
+		}
+		res := ui.RewindResult{Note: rep.Note}
+		if f := rep.Files; f != nil {
+			res.Restored, res.Untracked = len(f.Restored), f.Untracked
+			for _, c := range f.Refused {
+				res.Refused = append(res.Refused, c.Path)
+			}
+			for _, c := range f.Errors {
+				res.Refused = append(res.Refused, c.Path+" ("+c.Reason+")")
+			}
+		}
+		if req.Conversation {
+			// Reopen the session: the agent starts from the shortened
+			// history, the screen shows it.
+			reopened, err := w.Resume(s.Record.ID)
+			if err != nil {
+				return res, fmt.Errorf("the rewind is recorded, but reopening the session failed: %w", err)
+			}
+			ns := screenSession(reopened)
+			res.Session = &ns
+		}
+		return res, nil
+	}
+	c.Diff = func(ctx context.Context) (string, error) {
+		s, err := session()
+		if err != nil {
+			return "", err
+		}
+		return app.SessionDiff(ctx, s.Home, s.Store, s.Record.ID)
+	}
+}

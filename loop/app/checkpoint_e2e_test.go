@@ -1,0 +1,336 @@
+package app_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	pt "talaria/providers/providertest"
+)
+
+// fileNode is what the rewind tests compare of one path.
+type fileNode struct {
+	Mode fs.FileMode
+	Data string
+}
+
+// snapshotTree reads every path under root but .git/ and the paths for
+// which skip is true, without talaria's help.
+func snapshotTree(t *testing.T, root string, skip func(rel string) bool) map[string]fileNode {
+	t.Helper()
+	out := map[string]fileNode{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.Name() == ".git" || (skip != nil && skip(rel)) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		n := fileNode{Mode: info.Mode()}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			n.Data, _ = os.Readlink(p)
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			n.Data = string(b)
+		}
+		out[rel] = n
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// gitState is what talaria must never change in the project's
+// repository: HEAD, the index file's bytes, stashes and refs (read
+// without git's optional index refresh, which would rewrite the index).
+func gitState(t *testing.T, dir string) string {
+	t.Helper()
+	index, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return git(t, dir, "rev-parse", "HEAD") + "\n--index " + string(index) + "\n--stash " + git(t, dir, "stash", "list") +
+		"\n--refs " + git(t, dir, "for-each-ref")
+}
+
+// gitStatus is `git status --porcelain --ignored`, without an index refresh.
+func gitStatus(t *testing.T, dir string) string {
+	t.Helper()
+	return git(t, dir, "--no-optional-locks", "status", "--porcelain", "--ignored")
+}
+
+func writeFile(t *testing.T, dir, rel, data string, mode fs.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sessionID(t *testing.T, home, cwd string) string {
+	t.Helper()
+	ls := talaria(t, home, cwd, nil, "", "sessions", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(ls.stdout), &list); err != nil || len(list) == 0 {
+		t.Fatalf("sessions --json: %q %v", ls.stdout, err)
+	}
+	return list[0]["id"].(string)
+}
+
+func TestRewindCodeInARealRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary")
+	}
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, cwd, "tracked.txt", "alpha\nbeta\n", 0o644)
+	writeFile(t, cwd, "del.txt", "delete me\n", 0o644)
+	writeFile(t, cwd, "mod.txt", "modify me\n", 0o644)
+	writeFile(t, cwd, "script.sh", "#!/bin/sh\necho hi\n", 0o644)
+	writeFile(t, cwd, ".gitignore", "ignored/\n", 0o644)
+	writeFile(t, cwd, "ignored/keep.txt", "ignored content\n", 0o644)
+	git(t, cwd, "init", "-q")
+	git(t, cwd, "add", ".")
+	git(t, cwd, "commit", "-qm", "init")
+	// A dirty tree, as users have: a staged change and an untracked file.
+	writeFile(t, cwd, "mod.txt", "modify me\nstaged\n", 0o644)
+	git(t, cwd, "add", "mod.txt")
+	writeFile(t, cwd, "untracked.txt", "mine\n", 0o644)
+	repo, status := gitState(t, cwd), gitStatus(t, cwd)
+	notIgnored := func(rel string) bool { return strings.HasPrefix(rel, "ignored") || rel == "big.bin" }
+	original := snapshotTree(t, cwd, notIgnored)
+	ignoredBefore := snapshotTree(t, filepath.Join(cwd, "ignored"), nil)
+
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(
+			pt.Call{ID: "w", Name: "write_file", Args: `{"path":"new.txt","content":"created\n"}`},
+			pt.Call{ID: "p", Name: "patch", Args: `{"mode":"replace","path":"tracked.txt","old_string":"beta","new_string":"BETA"}`},
+		),
+		pt.ToolCalls(pt.Call{ID: "t", Name: "terminal", Args: `{"command":"rm del.txt && echo more >> mod.txt && chmod +x script.sh"}`}),
+		pt.Text("turn one done"),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "first ask", "--yolo", "--json")
+	if r.code != 0 {
+		t.Fatalf("turn 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var cps int
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "checkpoint.created" {
+			cps++
+			if e["turn"] != 1.0 || e["checkpoint"] == "" || e["iteration"] == nil {
+				t.Fatalf("checkpoint event: %v", e)
+			}
+		}
+	}
+	if cps != 2 {
+		t.Fatalf("%d checkpoint.created events, want 2", cps)
+	}
+	if gitState(t, cwd) != repo {
+		t.Fatal("turn 1 changed the project's git state")
+	}
+	afterTurn1, status1 := snapshotTree(t, cwd, notIgnored), gitStatus(t, cwd)
+	if afterTurn1["script.sh"].Mode&0o100 == 0 || afterTurn1["new.txt"].Data != "created\n" {
+		t.Fatalf("turn 1 did not run as scripted: %v", afterTurn1)
+	}
+
+	srv.Push(
+		pt.ToolCalls(pt.Call{ID: "t2", Name: "terminal", Args: `{"command":"echo gamma >> tracked.txt && mkdir -p d/e && ln -s ../../new.txt d/e/link && echo gen > ignored/gen.txt && head -c 11000000 /dev/zero > big.bin"}`}),
+		pt.Text("turn two done"),
+	)
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "second ask", "--yolo"); r.code != 0 {
+		t.Fatalf("turn 2: exit %d\n%s", r.code, r.stderr)
+	}
+	id := sessionID(t, home, cwd)
+
+	ls := talaria(t, home, cwd, nil, "", "checkpoints", id, "--json")
+	var turns []struct {
+		Turn    int
+		Changes []struct{ Path, Kind string }
+	}
+	if err := json.Unmarshal([]byte(ls.stdout), &turns); err != nil || len(turns) != 2 {
+		t.Fatalf("checkpoints --json: %v\n%s\n%s", err, ls.stdout, ls.stderr)
+	}
+	got := map[string]string{}
+	for _, c := range turns[0].Changes {
+		got[c.Path] = c.Kind
+	}
+	want := map[string]string{"new.txt": "created", "tracked.txt": "changed", "del.txt": "deleted", "mod.txt": "changed", "script.sh": "changed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("turn 1 changes: %v", got)
+	}
+
+	rw := talaria(t, home, cwd, nil, "", "rewind", id, "--to", "2", "--code")
+	if rw.code != 0 {
+		t.Fatalf("rewind to 2: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if !strings.Contains(rw.stdout, "big.bin") {
+		t.Fatalf("the file over 10 MiB is not reported:\n%s", rw.stdout)
+	}
+	if now := snapshotTree(t, cwd, notIgnored); !reflect.DeepEqual(now, afterTurn1) {
+		t.Fatalf("after rewind to 2:\n got %v\nwant %v", now, afterTurn1)
+	}
+	if gitStatus(t, cwd) != strings.Replace(status1, "?? new.txt\n", "?? big.bin\n?? new.txt\n", 1) {
+		t.Fatalf("git status after rewind to 2:\n%s\nwant\n%s", gitStatus(t, cwd), status1)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "d")); !os.IsNotExist(err) {
+		t.Fatal("the directories the turn created are still there")
+	}
+	if gitState(t, cwd) != repo {
+		t.Fatal("rewind changed the project's git state")
+	}
+	rw = talaria(t, home, cwd, nil, "", "rewind", id, "--to", "1", "--code")
+	if rw.code != 0 {
+		t.Fatalf("rewind to 1: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if now := snapshotTree(t, cwd, notIgnored); !reflect.DeepEqual(now, original) {
+		t.Fatalf("after rewind to 1:\n got %v\nwant %v", now, original)
+	}
+	if gitState(t, cwd) != repo {
+		t.Fatal("rewind changed the project's git state")
+	}
+	// big.bin, over 10 MiB, stays: the rest is as it was.
+	if got := gitStatus(t, cwd); strings.Replace(got, "?? big.bin\n", "", 1) != status {
+		t.Fatalf("git status after rewind to 1:\n%s\nwant\n%s", got, status)
+	}
+	ignoredNow := snapshotTree(t, filepath.Join(cwd, "ignored"), func(rel string) bool { return rel == "gen.txt" })
+	if !reflect.DeepEqual(ignoredNow, ignoredBefore) {
+		t.Fatal("an ignored file was touched")
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, "ignored/gen.txt")); err != nil || string(b) != "gen\n" {
+		t.Fatal("rewind removed an ignored file")
+	}
+}
+
+func TestRewindConversationThenContinue(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir() // not a git repository
+	srv := pt.New(t)
+	srv.Push(pt.Text("answer one"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "first ask"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":"f.txt","content":"two\n"}`}), pt.Text("answer two"))
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "second ask", "--yolo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	id := sessionID(t, home, cwd)
+	rw := talaria(t, home, cwd, nil, "", "rewind", id, "--to", "2")
+	if rw.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "f.txt")); !os.IsNotExist(err) {
+		t.Fatal("rewinding both left the file turn 2 created")
+	}
+	srv.Push(pt.Text("answer three"))
+	r := talaria(t, home, cwd, srv, "", "-c", "-p", "third ask", "--json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	reqs := srv.RawRequests()
+	last := reqs[len(reqs)-1]
+	if strings.Contains(last, "second ask") || strings.Contains(last, "answer two") || !strings.Contains(last, "first ask") || !strings.Contains(last, "third ask") {
+		t.Fatalf("the request after the rewind: %s", last)
+	}
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "turn.started" && e["turn"] != 2.0 {
+			t.Fatalf("the turn after a rewind to 2 is numbered %v", e["turn"])
+		}
+	}
+	ex := talaria(t, home, cwd, nil, "", "export", id)
+	if !strings.Contains(ex.stdout, "second ask") || !strings.Contains(ex.stdout, `"type":"rewind"`) || !strings.Contains(ex.stdout, "third ask") {
+		t.Fatalf("export:\n%s", ex.stdout)
+	}
+	if i, j := strings.Index(ex.stdout, `"type":"rewind"`), strings.Index(ex.stdout, "third ask"); i > j {
+		t.Fatal("the rewind record is not where it happened")
+	}
+}
+
+func TestRewindRefusesOutsideChangeUntilForced(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":"f.txt","content":"talaria\n"}`}), pt.Text("ok"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "write f", "--yolo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	writeFile(t, cwd, "f.txt", "edited by hand\n", 0o644)
+	id := sessionID(t, home, cwd)
+	rw := talaria(t, home, cwd, nil, "", "rewind", id, "--to", "1", "--code")
+	if rw.code != 1 || !strings.Contains(rw.stdout, "refused") || !strings.Contains(rw.stdout, "f.txt") {
+		t.Fatalf("rewind over a hand edit: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, "f.txt")); string(b) != "edited by hand\n" {
+		t.Fatal("the hand edit was overwritten")
+	}
+	rw = talaria(t, home, cwd, nil, "", "rewind", id, "--to", "1", "--code", "--force")
+	if rw.code != 0 {
+		t.Fatalf("forced rewind: exit %d\n%s", rw.code, rw.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "f.txt")); !os.IsNotExist(err) {
+		t.Fatal("--force did not restore")
+	}
+}
+
+func TestTwoSessionsInOneDirectory(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, cwd, "a.txt", "base\n", 0o644)
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":"a.txt","content":"from A\n"}`}), pt.Text("ok"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "session A", "--yolo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	a := sessionID(t, home, cwd)
+	srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":"a.txt","content":"from B\n"}`}), pt.Text("ok"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "session B", "--yolo"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	b := sessionID(t, home, cwd)
+	if a == b {
+		t.Fatal("one session")
+	}
+	// A's rewind would undo B's work: refused.
+	if rw := talaria(t, home, cwd, nil, "", "rewind", a, "--to", "1", "--code"); rw.code != 1 || !strings.Contains(rw.stdout, "a.txt") {
+		t.Fatalf("rewind A: exit %d\n%s", rw.code, rw.stdout)
+	}
+	// B's own rewind goes back to A's version.
+	if rw := talaria(t, home, cwd, nil, "", "rewind", b, "--to", "1", "--code"); rw.code != 0 {
+		t.Fatalf("rewind B: exit %d\n%s", rw.code, rw.stdout)
+	}
+	if got, _ := os.ReadFile(filepath.Join(cwd, "a.txt")); string(got) != "from A\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}

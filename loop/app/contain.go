@@ -1,0 +1,93 @@
+package app
+
+import (
+	"os"
+	"slices"
+
+	"talaria/loop"
+	"talaria/loop/config"
+	"talaria/persist"
+	"talaria/providers"
+	"talaria/tools"
+	"talaria/tools/sandbox"
+)
+
+// Approvals is the session's approval policy: its mode can be read and
+// changed while the session runs (Shift+Tab, /approvals in the TUI).
+func (s *Session) Approvals() *tools.Approver {
+	if s == nil || s.tools == nil {
+		return nil
+	}
+	return s.tools.approver
+}
+
+// commandPolicy is how the session's commands start: an environment
+// without the provider keys and other secrets (terminal.env_passthrough
+// lets named ones through), and the configured sandbox.
+func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, error) {
+	pol := tools.CommandPolicy{Environ: tools.FilterEnviron(os.Environ(), cfg.KeyEnvNames(), cfg.Terminal.EnvPassthrough)}
+	mode := sandbox.Mode(cfg.Sandbox.Mode)
+	if mode == "" || mode == sandbox.Off {
+		return pol, nil
+	}
+	roots := make([]string, 0, len(cfg.Sandbox.WritableRoots))
+	for _, r := range cfg.Sandbox.WritableRoots {
+		abs, err := tools.ResolvePath(cwd, r)
+		if err != nil {
+			return pol, usage("sandbox.writable_roots: %v", err)
+		}
+		roots = append(roots, abs)
+	}
+	sb, err := sandbox.New(sandbox.Config{Mode: mode, Cwd: cwd, WritableRoots: roots, Protected: []string{home}, Network: cfg.Sandbox.Network})
+	if err != nil {
+		return pol, usage("sandbox.mode %s: %v", mode, err)
+	}
+	pol.Sandbox = sb
+	return pol, nil
+}
+
+// sessionMasker masks the session's key values (those of the primary and
+// of every configured key variable), URL userinfo and key-shaped tokens.
+func sessionMasker(cfg config.Config, backend config.Backend) *providers.Masker {
+	secrets := slices.Clone(backend.APIKeys)
+	for _, n := range cfg.KeyEnvNames() {
+		if v := os.Getenv(n); v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	return providers.NewMasker(secrets...)
+}
+
+// maskSink masks every string of each event before sink sees it.
+func maskSink(m *providers.Masker, sink loop.Sink) loop.Sink {
+	if sink == nil {
+		return nil
+	}
+	return func(e loop.Event) {
+		m.MaskStrings(e)
+		sink(e)
+	}
+}
+
+// maskLog masks each log line.
+func maskLog(m *providers.Masker, log func(string)) func(string) {
+	return func(line string) { log(m.Mask(line)) }
+}
+
+// maskStore masks the text of messages before they are stored. It
+// embeds the store itself, so that the optional interfaces the loop looks
+// for (snapshots, usage with cost) stay visible.
+type maskStore struct {
+	*persist.Store
+	m *providers.Masker
+}
+
+// AppendMessages implements loop.Store.
+func (s maskStore) AppendMessages(sessionID string, msgs ...providers.Message) error {
+	out := make([]providers.Message, len(msgs))
+	for i, msg := range msgs {
+		out[i] = msg
+		s.m.MaskStrings(&out[i])
+	}
+	return s.Store.AppendMessages(sessionID, out...)
+}

@@ -1,0 +1,147 @@
+package app_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	pt "talaria/providers/providertest"
+)
+
+// gone reports whether pid has exited (a zombie counts as gone).
+func gone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] == "Z"
+}
+
+// goneWithin waits up to d for pid to exit.
+func goneWithin(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// pidFromFifo reads the pid a command wrote into fifo (blocking until it
+// does).
+func pidFromFifo(t *testing.T, fifo string) int {
+	t.Helper()
+	b, err := os.ReadFile(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid %q", b)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
+
+// startWithCommands starts a headless talaria whose model runs a
+// background command and then a foreground compound one (`...; echo y`),
+// each reporting the pid of its sleep through a FIFO; it returns the
+// running talaria and the two pids.
+func startWithCommands(t *testing.T, home, cwd string, srv *pt.Server) (*exec.Cmd, int, int) {
+	t.Helper()
+	dir := t.TempDir()
+	bgFifo, fgFifo := filepath.Join(dir, "bg"), filepath.Join(dir, "fg")
+	for _, f := range []string{bgFifo, fgFifo} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"sh -c 'echo $$ > ` + bgFifo + `; exec sleep 30'; echo y","background":true}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"sh -c 'echo $$ > ` + fgFifo + `; exec sleep 30'; echo y"}`}),
+	)
+	cmd := exec.Command(binary, "-p", "run things", "--yolo")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, pidFromFifo(t, bgFifo), pidFromFifo(t, fgFifo)
+}
+
+// SIGKILL of talaria leaves no process behind: not a background command,
+// not the child of a foreground compound command (the watchdog ends them).
+func TestSIGKILLLeavesNoProcess(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	cmd, bg, fg := startWithCommands(t, home, cwd, srv)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	for name, pid := range map[string]int{"background": bg, "foreground child": fg} {
+		if !goneWithin(pid, 10*time.Second) {
+			t.Errorf("the %s command (pid %d) outlived talaria", name, pid)
+		}
+	}
+}
+
+// When the watchdog dies too, the next talaria start ends what the killed
+// one left, by its run file under $TALARIA_HOME/run.
+func TestNextStartCleansUpOrphans(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	cmd, bg, fg := startWithCommands(t, home, cwd, srv)
+	// Kill the watchdog (talaria's child running with the watchdog
+	// variable) first, then talaria.
+	for _, wd := range childrenOf(cmd.Process.Pid) {
+		if env, _ := os.ReadFile("/proc/" + strconv.Itoa(wd) + "/environ"); strings.Contains(string(env), "TALARIA_WATCHDOG_FILE=") {
+			_ = syscall.Kill(wd, syscall.SIGKILL)
+			goneWithin(wd, 5*time.Second)
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if gone(bg) {
+		t.Fatal("the background command died without the watchdog: the test proves nothing")
+	}
+	srv.Push(pt.Text("hello"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "again"); r.code != 0 {
+		t.Fatalf("next run: %d %s", r.code, r.stderr)
+	}
+	for name, pid := range map[string]int{"background": bg, "foreground child": fg} {
+		if !goneWithin(pid, 10*time.Second) {
+			t.Errorf("the %s command (pid %d) survived the next start", name, pid)
+		}
+	}
+}
+
+// childrenOf lists the pids whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

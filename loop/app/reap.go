@@ -1,0 +1,18 @@
+package app
+
+import (
+	"path/filepath"
+
+	"talaria/tools"
+)
+
+// newProcesses returns the session's process manager with a reaper whose
+// run file is under $TALARIA_HOME/run, after ending what killed talaria
+// processes left there.
+func newProcesses(home string, watchdog []string) *tools.ProcessManager {
+	dir := filepath.Join(home, "run")
+	_, _ = tools.CleanupOrphans(dir) // best effort: a failure leaves them as they were
+	pm := tools.NewProcessManager()
+	pm.SetReaper(tools.NewReaper(dir, watchdog))
+	return pm
+}

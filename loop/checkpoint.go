@@ -1,0 +1,60 @@
+package loop
+
+import (
+	"fmt"
+
+	"talaria/providers"
+)
+
+// checkpointFree reports the built-in tools that change no files: a batch
+// of only these (and read-only MCP tools) needs no checkpoint. terminal
+// and every other tool may change anything.
+func checkpointFree(name string) bool {
+	switch name {
+	case "read_file", "search_files", "session_search", "todo", "clarify",
+		"list_mcp_resources", "read_mcp_resource":
+		return true
+	}
+	return false
+}
+
+// mayChangeFiles reports whether any call of the batch may change files.
+func (a *Agent) mayChangeFiles(calls []providers.ToolCall) bool {
+	for _, c := range calls {
+		if checkpointFree(c.Name) {
+			continue
+		}
+		if tl, ok := a.opts.Tools.Get(c.Name); ok {
+			if ro, ok := tl.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// checkpoint records the working tree before a batch that may change
+// files and announces it. A failure is reported as a cleanup error and the
+// batch runs anyway: losing the undo must not lose the turn.
+func (t *turn) checkpoint(calls []providers.ToolCall) {
+	hook := t.a.opts.Checkpoint
+	if hook == nil || t.stopped() || !t.a.mayChangeFiles(calls) {
+		return
+	}
+	var id string
+	var err error
+	t.step("checkpoint", func() { id, err = hook(t.ctx, t.n, t.apiCalls) })
+	if err != nil {
+		if !t.stopped() {
+			t.addCleanup(fmt.Sprintf("checkpoint before iteration %d: %v", t.apiCalls, err))
+		}
+		return
+	}
+	if id == "" {
+		return
+	}
+	e := &CheckpointCreated{Iteration: t.apiCalls, Checkpoint: id}
+	e.Type = TypeCheckpointCreated
+	t.emit(e)
+}

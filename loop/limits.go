@@ -1,0 +1,150 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"talaria/providers"
+)
+
+// MaxPromptBytes is the largest user message a turn accepts (4 MiB). A
+// bigger one is refused before anything is saved or sent: content that
+// large belongs in a file the model reads.
+const MaxPromptBytes = 4 << 20
+
+// PromptTooLargeError is a user message over MaxPromptBytes.
+type PromptTooLargeError struct {
+	// Size is the message's length in bytes; 0 when it was not read to
+	// the end.
+	Size int
+}
+
+// Error says the size, the limit and what to do instead.
+func (e *PromptTooLargeError) Error() string {
+	size := "is " + byteSize(e.Size) + ","
+	if e.Size == 0 {
+		size = "is"
+	}
+	return fmt.Sprintf("the prompt %s over the %s limit for one message; nothing was sent: save the content to a file and ask the model to read it",
+		size, byteSize(MaxPromptBytes))
+}
+
+// checkPrompt refuses a prompt over MaxPromptBytes.
+func checkPrompt(input string) error {
+	if len(input) > MaxPromptBytes {
+		return &PromptTooLargeError{Size: len(input)}
+	}
+	return nil
+}
+
+// responseTooLarge is an attempt cut because its response passed
+// agent.max_response_bytes.
+type responseTooLarge struct{ limit int }
+
+func (e *responseTooLarge) Error() string {
+	return fmt.Sprintf("the response passed agent.max_response_bytes (%s of text, reasoning and tool arguments); reading stopped", byteSize(e.limit))
+}
+
+// sizeGuard counts the bytes of one attempt's response and cuts the
+// attempt once they pass the limit. It also keeps the streamed text (up to
+// the limit) in case the transport returns no partial response.
+type sizeGuard struct {
+	limit  int
+	n      int
+	over   bool
+	cancel context.CancelFunc
+	text   strings.Builder
+}
+
+// add counts a delta.
+func (g *sizeGuard) add(d providers.Delta) {
+	if g == nil || g.limit <= 0 {
+		return
+	}
+	g.n += len(d.Text)
+	if d.Kind == providers.DeltaText && g.text.Len()+len(d.Text) <= g.limit {
+		g.text.WriteString(d.Text)
+	}
+	if g.n > g.limit && !g.over {
+		g.over = true
+		g.cancel()
+	}
+}
+
+// check reports the attempt's result as too large: cut while streaming,
+// or, for tool arguments (which transports assemble without streaming
+// them), counted on the complete response.
+func (g *sizeGuard) check(resp *providers.Response, err error) error {
+	if g == nil || g.limit <= 0 {
+		return err
+	}
+	if !g.over && err == nil && responseBytes(resp) <= g.limit {
+		return nil
+	}
+	if !g.over && err != nil {
+		return err
+	}
+	return &responseTooLarge{limit: g.limit}
+}
+
+func responseBytes(r *providers.Response) int {
+	if r == nil {
+		return 0
+	}
+	n := len(r.Content) + len(r.Reasoning)
+	for _, c := range r.ToolCalls {
+		n += len(c.Arguments)
+	}
+	return n
+}
+
+// responseTooLargeExit ends the turn on a response cut at the cap: the
+// text that arrived is kept as the answer, without any tool call.
+func (t *turn) responseTooLargeExit(resp *providers.Response) {
+	text := ""
+	if t.size != nil {
+		text = t.size.text.String()
+	}
+	if text == "" && resp != nil {
+		text = cutBytes(resp.Content, t.a.opts.MaxResponseBytes)
+	}
+	msg := normalize(providers.Message{Role: providers.RoleAssistant, Content: text})
+	msg.FinishReason = providers.FinishLength
+	if msg.Content != "" {
+		t.append(msg)
+	}
+	t.final = msg.Content
+	t.exit = ExitResponseTooLarge.Exit()
+}
+
+// cutBytes cuts s to at most n bytes on a character boundary.
+func cutBytes(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// explainTooLarge is the explanation of ExitResponseTooLarge.
+func (t *turn) explainTooLarge() string {
+	return fmt.Sprintf("The response passed the %s limit of agent.max_response_bytes, so reading stopped; the text that arrived is kept. Raise agent.max_response_bytes in config.yaml to accept longer responses.",
+		byteSize(t.a.opts.MaxResponseBytes))
+}
+
+// byteSize writes n bytes as B, KiB or MiB.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

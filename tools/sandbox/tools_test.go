@@ -1,0 +1,58 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"talaria/tools"
+	"talaria/tools/sandbox"
+)
+
+// TestToolsUnderSandbox drives terminal and process through the sandbox:
+// a timed-out command and a killed background process leave nothing
+// behind, and a write the sandbox stopped says so.
+func TestToolsUnderSandbox(t *testing.T) {
+	wd, _ := os.Getwd()
+	base, err := os.MkdirTemp(wd, ".sbx-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Cwd: base})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	pm := tools.NewProcessManager()
+	defer pm.Close()
+	env := &tools.Env{Cwd: base, Processes: pm, Commands: tools.CommandPolicy{Sandbox: sb}}
+	reg := tools.NewRegistry(tools.TerminalTool{}, tools.ProcessTool{})
+	ctx := context.Background()
+
+	res := reg.Call(ctx, env, "terminal", `{"command":"sleep 100","timeout":1}`)
+	if !res.IsError || !strings.Contains(res.Output, "timed out") {
+		t.Fatalf("timeout: %q", res.Output)
+	}
+	res = reg.Call(ctx, env, "terminal", `{"command":"touch `+filepath.Join(filepath.Dir(wd), "sbx-outside")+`"}`)
+	if !strings.Contains(res.Output, "probably stopped it") {
+		t.Errorf("outside write: %q", res.Output)
+	}
+	marker := fmt.Sprintf("100.%d", os.Getpid()) // a sleep of its own length
+	res = reg.Call(ctx, env, "terminal", `{"command":"sleep `+marker+`","background":true}`)
+	if res.IsError {
+		t.Fatal(res.Output)
+	}
+	res = reg.Call(ctx, env, "process", `{"action":"kill","id":"proc_1"}`)
+	if res.IsError || !strings.Contains(res.Output, "killed") {
+		t.Fatalf("kill: %q", res.Output)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+			t.Errorf("left running: %s %q", p, b)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// pager is the full-screen reader over the whole transcript (Ctrl+T):
+// every tool call with its full arguments, output, error and diff, the
+// reasoning and the answers. It is a snapshot taken when it opens.
+type pager struct {
+	text  []string   // the snapshot's lines, unwrapped
+	lines []string   // wrapped to the width, plain
+	kinds []lineKind // of text
+	// wrappedKinds are the kinds of lines.
+	wrappedKinds []lineKind
+	width        int
+	top          int
+	query        string
+	typing       bool // the search prompt is open
+	input        string
+	matches      []int // wrapped lines holding the query
+	cur          int   // index into matches
+	view         string
+}
+
+// lineKind styles a pager line.
+type lineKind uint8
+
+const (
+	kindText lineKind = iota
+	kindHead
+	kindLabel
+	kindAdd
+	kindDel
+	kindHunk
+)
+
+// pagerLine is one line of the snapshot and how it is styled.
+type pagerLine struct {
+	text string
+	kind lineKind
+}
+
+// openPager snapshots the transcript and shows it, at the end.
+func (m *Model) openPager() tea.Cmd {
+	p := &pager{}
+	for _, l := range m.pagerSnapshot() {
+		p.text = append(p.text, l.text)
+		p.kinds = append(p.kinds, l.kind)
+	}
+	m.pager = p
+	p.layout(m.width)
+	p.top = len(p.lines)
+	m.renderPager()
+	return nil
+}
+
+// pagerSnapshot turns the transcript's items into the pager's lines.
+func (m *Model) pagerSnapshot() []pagerLine {
+	var out []pagerLine
+	add := func(kind lineKind, text string) {
+		for _, l := range strings.Split(strings.ReplaceAll(sanitize(text), "\t", "    "), "\n") {
+			out = append(out, pagerLine{text: l, kind: kind})
+		}
+	}
+	for _, e := range m.tr.entries {
+		switch it := e.it.(type) {
+		case *userItem:
+			prefix := "› "
+			if it.steer {
+				prefix = "↳ steer: "
+			}
+			add(kindHead, prefix+it.text)
+		case *assistantItem:
+			add(kindText, it.text())
+		case *reasoningItem:
+			add(kindLabel, "∴ reasoning")
+			add(kindText, it.text())
+		case *noticeItem:
+			add(kindLabel, "• "+it.text)
+		case *toolBatch:
+			for _, s := range it.segments {
+				for _, c := range s.calls {
+					c.pagerLines(add)
+				}
+			}
+		}
+		out = append(out, pagerLine{})
+	}
+	return out
+}
+
+// pagerLines adds one call: its header, arguments, live output, result
+// and diff, all in full (as far as the events carried them).
+func (c *toolCall) pagerLines(add func(lineKind, string)) {
+	state := map[toolState]string{toolPending: "queued", toolRunning: "running", toolDone: "done", toolFailed: "failed", toolCancelled: "cancelled"}[c.state]
+	add(kindHead, fmt.Sprintf("⚙ %s · %s · %s · %s", c.name, c.id, state, fmtDuration(c.dur)))
+	add(kindLabel, "arguments:")
+	add(kindText, prettyArgs(c.args))
+	if s := c.full.String(); s != "" {
+		label := "live output:"
+		if c.full.dropped > 0 {
+			label = fmt.Sprintf("live output (the first %d bytes were not kept):", c.full.dropped)
+		}
+		add(kindLabel, label)
+		add(kindText, strings.TrimRight(s, "\n"))
+	}
+	if c.output != "" {
+		label := "result:"
+		if c.state == toolFailed {
+			label = "error:"
+		}
+		add(kindLabel, label)
+		add(kindText, strings.TrimRight(c.output, "\n"))
+	}
+	if c.diff != "" {
+		add(kindLabel, "diff:")
+		for _, l := range strings.Split(strings.TrimRight(c.diff, "\n"), "\n") {
+			add(diffKind(l), l)
+		}
+	}
+}
+
+// diffKind styles a diff line.
+func diffKind(l string) lineKind {
+	switch {
+	case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
+		return kindLabel
+	case strings.HasPrefix(l, "@@"):
+		return kindHunk
+	case strings.HasPrefix(l, "+"):
+		return kindAdd
+	case strings.HasPrefix(l, "-"):
+		return kindDel
+	}
+	return kindText
+}
+
+// prettyArgs indents JSON arguments; anything else is kept as sent.
+func prettyArgs(args string) string {
+	var v any
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return args
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+// layout wraps the snapshot to width and redoes the search.
+func (p *pager) layout(width int) {
+	p.width = width
+	p.lines = p.lines[:0]
+	var kinds []lineKind
+	for i, l := range p.text {
+		for _, w := range strings.Split(ansi.Hardwrap(l, max(1, width), true), "\n") {
+			p.lines = append(p.lines, w)
+			kinds = append(kinds, p.kinds[i])
+		}
+	}
+	p.wrappedKinds = kinds
+	p.search()
+}
+
+// search finds the wrapped lines holding the query (case-insensitive).
+func (p *pager) search() {
+	p.matches, p.cur = nil, 0
+	if p.query == "" {
+		return
+	}
+	q := strings.ToLower(p.query)
+	for i, l := range p.lines {
+		if strings.Contains(strings.ToLower(l), q) {
+			p.matches = append(p.matches, i)
+		}
+	}
+}
+
+// rows is how many lines of text the pager shows: all but the status line.
+func (m *Model) pagerRows() int { return max(1, m.high-1) }
+
+// pagerKey handles a key while the pager is open.
+func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.pager
+	k := msg.String()
+	if p.typing {
+		switch k {
+		case "enter":
+			p.typing, p.query = false, p.input
+			p.search()
+			m.jumpMatch(0, true)
+		case "esc":
+			p.typing = false
+		case "backspace":
+			if r := []rune(p.input); len(r) > 0 {
+				p.input = string(r[:len(r)-1])
+			}
+		default:
+			if msg.Text != "" {
+				p.input += msg.Text
+			}
+		}
+		m.renderPager()
+		return nil
+	}
+	rows := m.pagerRows()
+	switch k {
+	case "q", "esc", "ctrl+t":
+		m.pager = nil
+		m.trDirty, m.chromeDirty = true, true
+		return nil
+	case "/":
+		p.typing, p.input = true, ""
+	case "n":
+		m.jumpMatch(1, false)
+	case "N":
+		m.jumpMatch(-1, false)
+	case "g", "home":
+		p.top = 0
+	case "G", "end":
+		p.top = len(p.lines)
+	case "up", "k":
+		p.top--
+	case "down", "j", "enter":
+		p.top++
+	case "pgup", "b":
+		p.top -= rows - 1
+	case "pgdown", "space", "f":
+		p.top += rows - 1
+	}
+	m.renderPager()
+	return nil
+}
+
+// jumpMatch moves to the next (dir 1) or previous (-1) match, or with
+// first to the first match at or below the top.
+func (m *Model) jumpMatch(dir int, first bool) {
+	p := m.pager
+	if len(p.matches) == 0 {
+		return
+	}
+	if first {
+		p.cur = 0
+		for i, at := range p.matches {
+			if at >= p.top {
+				p.cur = i
+				break
+			}
+		}
+	} else {
+		p.cur = (p.cur + dir + len(p.matches)) % len(p.matches)
+	}
+	p.top = p.matches[p.cur] - m.pagerRows()/3
+}
+
+// renderPager rebuilds the pager's screen (in Update; View shows it).
+func (m *Model) renderPager() {
+	p := m.pager
+	if p == nil {
+		return
+	}
+	if p.width != m.width {
+		p.layout(m.width)
+	}
+	rows := m.pagerRows()
+	p.top = max(0, min(p.top, len(p.lines)-rows))
+	st := m.look.st
+	cur := -1
+	if len(p.matches) > 0 {
+		cur = p.matches[p.cur]
+	}
+	out := make([]string, 0, rows+1)
+	for i := p.top; i < min(len(p.lines), p.top+rows); i++ {
+		l := p.lines[i]
+		switch {
+		case i == cur:
+			l = st.PopupSelected.Render(padRight(l, m.width))
+		default:
+			l = m.pagerStyle(p.wrappedKinds[i], l)
+		}
+		out = append(out, l)
+	}
+	for len(out) < rows {
+		out = append(out, "")
+	}
+	var status string
+	switch {
+	case p.typing:
+		status = st.UserPrompt.Render("/") + st.Text.Render(p.input)
+	default:
+		pos := fmt.Sprintf("pager · lines %d-%d of %d", min(p.top+1, len(p.lines)), min(len(p.lines), p.top+rows), len(p.lines))
+		if p.query != "" {
+			if len(p.matches) == 0 {
+				pos += fmt.Sprintf(" · %q not found", p.query)
+			} else {
+				pos += fmt.Sprintf(" · %q %d/%d", p.query, p.cur+1, len(p.matches))
+			}
+		}
+		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · q close", m.width, "…"))
+	}
+	p.view = strings.Join(append(out, status), "\n")
+}
+
+// pagerStyle colours one line by its kind.
+func (m *Model) pagerStyle(k lineKind, l string) string {
+	st := m.look.st
+	switch k {
+	case kindHead:
+		return st.Strong.Render(l)
+	case kindLabel:
+		return st.Muted.Render(l)
+	case kindAdd:
+		return st.DiffAdd.Render(l)
+	case kindDel:
+		return st.DiffDel.Render(l)
+	case kindHunk:
+		return st.DiffHunk.Render(l)
+	}
+	return st.Text.Render(l)
+}
+
+// pagerView is the screen while the pager is open.
+func (m *Model) pagerView() tea.View {
+	v := tea.NewView(m.pager.view)
+	v.AltScreen = true
+	v.WindowTitle = m.windowTitle()
+	return v
+}
