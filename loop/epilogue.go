@@ -208,6 +208,10 @@ func (t *turn) explain() string {
 		return "The provider refused the request under its content policy."
 	case ExitContextOverflow:
 		return t.overflowExplanation()
+	case ExitGuardrailHalt:
+		return guardrailHaltExplanation(t.final)
+	case ExitUnknown:
+		return unknownExitExplanation
 	}
 	return "The turn ended without a recognised exit path."
 }

@@ -70,3 +70,17 @@ func or(a, b string) string {
 	}
 	return b
 }
+
+// guardrailHaltExplanation explains a turn the tool-loop guardrail
+// stopped; final is the halt response naming the tool and the rule.
+func guardrailHaltExplanation(final string) string {
+	s := "The tool-loop guardrail stopped the turn: the model kept repeating a tool call that failed or made no progress."
+	if final != "" {
+		s += " " + firstLine(final)
+	}
+	return s + " Rephrase the request or give the missing information; tool_loop_guardrails.hard_stop_enabled: false lets such turns run on with warnings only."
+}
+
+// unknownExitExplanation explains the exit no path of the loop sets: a
+// bug in talaria, not in the request.
+const unknownExitExplanation = "The turn ended on a path talaria does not recognise (a bug worth reporting); the session is saved. Try the request again."

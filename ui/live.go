@@ -160,7 +160,7 @@ func (m *Model) summarize(e *loop.TurnFinished) {
 	case e.ExitReason.Interrupted():
 		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation))
 	default:
-		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason.String(), e.Explanation))
+		m.notice(noticeError, explanationFirst(e.ExitReason.String(), e.Explanation))
 	}
 	for _, ce := range e.CleanupErrors {
 		m.notice(noticeWarn, "cleanup: "+ce)

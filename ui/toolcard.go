@@ -219,7 +219,7 @@ func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
 // of a test run is what matters), or for a failed call its first lines
 // wrapped whole, with a pointer to the pager for the rest.
 func (c *toolCall) preview(rc *renderCtx, indent string) []string {
-	out := strings.TrimRight(sanitize(c.output), "\n ")
+	out := strings.TrimRight(sanitize(toolOutputText(c.output)), "\n ")
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}
