@@ -390,10 +390,14 @@ func tui(o *options, stderr io.Writer) int {
 	// while quitting interrupts a running turn and waits (bounded) for its
 	// epilogue to save the step in flight before the session closes.
 	cancel()
+	hint := resumeHint(w.Current(), o.demo)
 	w.Close()
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	if hint != "" {
+		fmt.Fprintln(stderr, hint)
 	}
 	return 0
 }

@@ -149,6 +149,12 @@ func TestTUIEndToEnd(t *testing.T) {
 	waitRequest(t, srv, 7)
 	s.keys("Escape")
 	s.waitFor("interrupted")
+
+	// Ctrl+D on the empty composer quits; the terminal then says how to
+	// continue the session.
+	s.waitFor("Ask anything")
+	s.keys("C-d")
+	s.waitFor("Resume this session with: talaria -r 20")
 }
 
 // waitRequest blocks until the server has received its n-th request.
