@@ -246,6 +246,7 @@ func (m *Model) addUser(text string, steer bool) {
 	m.tr.push(&userItem{text: text, steer: steer})
 	if !steer {
 		m.noteTitle(text)
+		m.scrollToEnd() // a new turn starts at the bottom
 	}
 	m.trDirty = true
 }

@@ -62,6 +62,19 @@ func (s *screen) waitFor(text string) {
 	s.t.Fatalf("screen never showed %q:\n%s", text, s.capture())
 }
 
+// waitGone polls the screen until text is no longer on it.
+func (s *screen) waitGone(text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if !strings.Contains(s.capture(), text) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("screen still shows %q:\n%s", text, s.capture())
+}
+
 func (s *screen) keys(k ...string) {
 	args := append([]string{"send-keys", "-t", s.name}, k...)
 	if err := exec.Command("tmux", args...).Run(); err != nil {
@@ -141,12 +154,28 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("the paste lost its line breaks:\n%s", last)
 	}
 
+	// Scrolled up, a sent message and its answer still show: the
+	// screen jumps back to the bottom.
+	var long []string
+	for i := 1; i <= 80; i++ {
+		long = append(long, fmt.Sprintf("answer row %d", i))
+	}
+	srv.Push(pt.Text(strings.Join(long, "\n\n")))
+	s.typeLine("a long answer please")
+	s.waitFor("answer row 80")
+	s.keys("PPage")
+	s.keys("PPage")
+	s.waitGone("answer row 80")
+	srv.Push(pt.Text("The bottom answer."))
+	s.typeLine("and now a short one")
+	s.waitFor("The bottom answer.")
+
 	// Esc interrupts a turn whose model call hangs.
 	never := make(chan struct{})
 	defer close(never)
 	srv.Push(pt.Reply{Chunks: pt.TextChunks("never finished", "stop"), Hold: never})
 	s.typeLine("wait forever")
-	waitRequest(t, srv, 7)
+	waitRequest(t, srv, 9)
 	s.keys("Escape")
 	s.waitFor("interrupted")
 
