@@ -148,9 +148,9 @@ func (m *Model) external(name, args string) tea.Cmd {
 func (m *Model) mayChangeSession(what string) bool {
 	switch {
 	case m.turn.busy:
-		m.notice(noticeWarn, what+" waits for the turn to end · esc interrupts it")
+		m.notice(noticeWarn, refusedBusy(what))
 	case m.pending != "":
-		m.notice(noticeWarn, what+" waits for /"+m.pending+" to finish")
+		m.notice(noticeWarn, refusedPending(what, m.pending))
 	default:
 		return true
 	}

@@ -151,3 +151,17 @@ func CommandHelp() [][2]string {
 	}
 	return out
 }
+
+// refusedBusy says that what (a command) did not run because a turn is
+// running, and what the user can do: interrupt, or queue it with Tab to
+// run after the turn (the queue runs commands too). Nothing is promised
+// that does not happen.
+func refusedBusy(what string) string {
+	return what + " refused: a turn is running · interrupt it first (esc or /stop), or press tab on it to run it after the turn"
+}
+
+// refusedPending says that what did not run because another session
+// command has not finished.
+func refusedPending(what, pending string) string {
+	return what + " refused: /" + pending + " is still running · try again when it ends"
+}
