@@ -12,7 +12,10 @@ import (
 func TestSessionCommandsRefusedDuringTurn(t *testing.T) {
 	ran := map[string]int{}
 	h := newHarness(t, func(o *Options) {
-		o.Commands.New = func(context.Context) (Session, error) { ran["new"]++; return Session{ID: "20261201_153012_3fa9c1"}, nil }
+		o.Commands.New = func(context.Context) (Session, error) {
+			ran["new"]++
+			return Session{ID: "20261201_153012_3fa9c1"}, nil
+		}
 		o.Commands.Compress = func(context.Context) error { ran["compress"]++; return nil }
 		o.Commands.Model = func(context.Context, string) (string, string, error) { ran["model"]++; return "openai", "gpt-5", nil }
 	})
