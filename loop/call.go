@@ -223,6 +223,7 @@ func (t *turn) stream(tr Transport, req providers.Request) (resp *providers.Resp
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	t.size = &sizeGuard{limit: t.a.opts.MaxResponseBytes, cancel: cancel}
+	t.streamed.Reset()
 	resp, err = tr.Stream(ctx, req, t.onDelta)
 	return resp, t.size.check(resp, err)
 }
@@ -244,6 +245,7 @@ func (t *turn) onDelta(d providers.Delta) {
 	t.size.add(d)
 	switch d.Kind {
 	case providers.DeltaText:
+		t.streamed.WriteString(d.Text)
 		t.emit(&MessageDelta{Text: d.Text})
 	case providers.DeltaReasoning:
 		t.emit(&ReasoningDelta{Text: d.Text})
@@ -254,6 +256,7 @@ func (t *turn) onDelta(d providers.Delta) {
 func (t *turn) callFailed(resp *providers.Response, err error) {
 	if t.stopped() {
 		t.exit = ExitInterruptedDuringAPI.Exit()
+		t.keepInterrupted(resp)
 		return
 	}
 	t.lastErr = err

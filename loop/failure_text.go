@@ -84,3 +84,22 @@ func guardrailHaltExplanation(final string) string {
 // unknownExitExplanation explains the exit no path of the loop sets: a
 // bug in talaria, not in the request.
 const unknownExitExplanation = "The turn ended on a path talaria does not recognise (a bug worth reporting); the session is saved. Try the request again."
+
+// interruptedMark ends a partial answer the user interrupted, in the
+// history the next turn sends: the model sees where it was cut.
+const interruptedMark = "\n\n[interrupted by the user]"
+
+// keepInterrupted keeps the text streamed before an interrupt as the
+// assistant message, marked interrupted, as the screen shows it: the
+// next turn then does not send two user messages in a row, and the model
+// knows what it had said.
+func (t *turn) keepInterrupted(resp *providers.Response) {
+	text := t.streamed.String()
+	if resp != nil && len(resp.Content) > len(text) {
+		text = resp.Content
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	t.append(providers.Message{Role: providers.RoleAssistant, Content: strings.TrimRight(text, " \n") + interruptedMark, FinishReason: "interrupted"})
+}
