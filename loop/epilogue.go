@@ -112,7 +112,9 @@ func (t *turn) closeDangling() {
 	if i >= t.start && h[i].Role == providers.RoleAssistant && len(h[i].ToolCalls) > 0 {
 		for _, c := range h[i].ToolCalls {
 			if !answered[c.ID] {
-				add = append(add, toolResult(c, tools.CancelReceipt(c.Name)))
+				receipt := toolResult(c, tools.CancelReceipt(c.Name))
+				receipt.ToolStatus = providers.ToolStatusCancelled
+				add = append(add, receipt)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"talaria/providers"
+	"talaria/tools"
 )
 
 // retryMessage is the retry.scheduled message: the classifier's wording
@@ -102,4 +103,17 @@ func (t *turn) keepInterrupted(resp *providers.Response) {
 		return
 	}
 	t.append(providers.Message{Role: providers.RoleAssistant, Content: strings.TrimRight(text, " \n") + interruptedMark, FinishReason: "interrupted"})
+}
+
+// callStatus is how a finished call ended, for its saved tool message.
+func callStatus(r tools.CallResult, denied bool) string {
+	switch {
+	case r.Cancelled:
+		return providers.ToolStatusCancelled
+	case denied:
+		return providers.ToolStatusDenied
+	case r.Result.IsError:
+		return providers.ToolStatusFailed
+	}
+	return providers.ToolStatusOK
 }

@@ -3,6 +3,9 @@ package ui
 import (
 	"encoding/json"
 	"strings"
+
+	"talaria/providers"
+	"talaria/tools"
 )
 
 // explanationFirst is the line of a turn that ended abnormally: what
@@ -32,4 +35,30 @@ func toolOutputText(out string) string {
 		return out
 	}
 	return v.Error
+}
+
+// resumedState is the state a resumed tool result shows, as it showed
+// live: the saved status, or for sessions saved before statuses were, what
+// the result's text says (a cancellation receipt, a denial, an error).
+func resumedState(msg providers.Message) toolState {
+	switch msg.ToolStatus {
+	case providers.ToolStatusOK:
+		return toolDone
+	case providers.ToolStatusFailed:
+		return toolFailed
+	case providers.ToolStatusDenied:
+		return toolDenied
+	case providers.ToolStatusCancelled:
+		return toolCancelled
+	}
+	c := msg.Content
+	switch {
+	case tools.IsStopReceipt(c), strings.HasPrefix(c, "[Tool execution cancelled"), strings.HasPrefix(c, "[Tool execution interrupted"):
+		return toolCancelled
+	case strings.HasPrefix(c, "Error: The user denied this "), strings.HasPrefix(c, "The user denied this "):
+		return toolDenied
+	case strings.HasPrefix(c, "Error: "), strings.HasPrefix(toolOutputText(c), "Blocked: "):
+		return toolFailed
+	}
+	return toolDone
 }

@@ -266,7 +266,7 @@ func (m *Model) loadHistory(msgs []providers.Message) {
 			m.loadAssistant(msg, calls)
 		case providers.RoleTool:
 			if ref, ok := calls[msg.ToolCallID]; ok {
-				ref.call.state, ref.call.output = toolDone, msg.Content
+				ref.call.state, ref.call.output = resumedState(msg), msg.Content
 				ref.batch.ver++
 			}
 		}

@@ -21,6 +21,7 @@ const (
 	toolDone
 	toolFailed
 	toolCancelled
+	toolDenied // the approval refused it: it never ran
 )
 
 // Output preview sizes: diffs from writers get more room.
@@ -144,11 +145,16 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 		}
 	case toolFailed:
 		glyph, gstyle, sstyle, status = "✗", st.Error, st.Error, "failed · "+fmtDuration(c.dur)
+		if c.dur == 0 && c.started.IsZero() {
+			status = "failed" // from a resumed history: no timing known
+		}
 	case toolCancelled:
 		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
 		if tools.IsStopReceipt(c.output) {
 			status = "stopped by you · " + fmtDuration(c.dur)
 		}
+	case toolDenied:
+		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "denied"
 	}
 	mark := ""
 	if c.focused {
