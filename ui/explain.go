@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"talaria/providers"
@@ -61,4 +62,56 @@ func resumedState(msg providers.Message) toolState {
 		return toolFailed
 	}
 	return toolDone
+}
+
+// markAwaiting marks the queued call whose approval r asks for (the first
+// one with its tool and arguments), and no other: its lane then says
+// "awaiting approval" instead of "queued".
+func (m *Model) markAwaiting(r *dialogRequest) {
+	var found bool
+	for _, ref := range m.live.calls {
+		c := ref.call
+		want := r != nil && r.kind == dialogApproval && !found && c.state == toolPending &&
+			c.name == r.approval.Tool && c.args == r.approval.Args
+		if c.awaiting != want {
+			c.awaiting = want
+			ref.batch.ver++
+			m.trDirty = true
+		}
+		found = found || want
+	}
+}
+
+// targetPreview names what a call acts on where its arguments hold no
+// plain target: the files a V4A patch touches, the size of a todo list.
+func targetPreview(name string, args map[string]any) (string, bool) {
+	switch name {
+	case "patch":
+		if p, ok := args["path"].(string); ok && p != "" {
+			return p, true
+		}
+		body, _ := args["patch"].(string)
+		var files []string
+		for _, l := range strings.Split(body, "\n") {
+			for _, op := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+				if f, ok := strings.CutPrefix(strings.TrimSpace(l), op); ok && f != "" {
+					files = append(files, f)
+				}
+			}
+		}
+		if len(files) > 0 {
+			return strings.Join(files, ", "), true
+		}
+	case "todo":
+		items, ok := args["todos"].([]any)
+		if !ok {
+			return "read the list", true
+		}
+		s := fmt.Sprintf("%d item%s", len(items), plural(len(items)))
+		if merge, _ := args["merge"].(bool); merge {
+			s += " · merge"
+		}
+		return s, true
+	}
+	return "", false
 }

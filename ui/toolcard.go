@@ -51,6 +51,8 @@ type toolCall struct {
 	full tailBuf
 	// focused marks the lane the cancel key acts on.
 	focused bool
+	// awaiting marks the queued call whose approval is on screen.
+	awaiting bool
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -134,6 +136,9 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	st := rc.st
 	glyph, status := "·", "queued"
 	gstyle, sstyle := st.Faint, st.Faint
+	if c.awaiting && c.state == toolPending {
+		status, sstyle = "awaiting approval", st.Warning
+	}
 	switch c.state {
 	case toolRunning:
 		glyph, gstyle, sstyle = spinner(rc.frame), st.Accent, st.Muted
@@ -366,6 +371,9 @@ func argPreview(name, args string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		return oneLine(args)
+	}
+	if s, ok := targetPreview(name, m); ok {
+		return oneLine(s)
 	}
 	var parts []string
 	for _, k := range previewKey(name) {
