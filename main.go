@@ -154,6 +154,7 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.json {
 		sink = jsonlSink(stdout)
 	}
+	sink = app.WithDenialNotes(sink, stderr)
 	ctx := context.Background()
 	var s *app.Session
 	var err error
