@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -32,6 +33,7 @@ type composer struct {
 	search  histSearch        // Ctrl+R reverse search, when active
 	attach  map[string]string // @path → file text, read when the completion was taken
 
+	born       time.Time         // when the screen was made (see typeahead)
 	sentAttach map[string]string // the attachments of the input just sent
 	shellOut   []string          // !cmd outputs for the next message
 	files      fileList          // the working directory, for @path

@@ -2,14 +2,16 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
 
 // newComposerWith builds an empty composer whose history starts with the
 // project's saved inputs (oldest first).
-func newComposerWith(saved []string) composer {
+func newComposerWith(saved []string, born time.Time) composer {
 	c := newComposer()
+	c.born = born
 	c.history = append([]string(nil), saved...)
 	c.histIdx = len(c.history)
 	return c
@@ -137,4 +139,27 @@ func (m *Model) afterKey() tea.Cmd {
 	}
 	cmds = append(cmds, m.ensureFileList())
 	return tea.Batch(cmds...)
+}
+
+// typeaheadWindow is how long after the screen was made keys count as
+// typed ahead, before the terminal left its line mode.
+const typeaheadWindow = 500 * time.Millisecond
+
+// typeahead fixes a key typed before the program was ready. The terminal
+// was still in line mode then, and it turned Enter (CR) into LF, which
+// reads as Ctrl+J, a newline: in the first moments an LF is the Enter it
+// was typed as. The keys themselves are kept and applied in order.
+func (m *Model) typeahead(msg tea.KeyPressMsg) tea.KeyPressMsg {
+	if msg.String() == "ctrl+j" && m.clock().Sub(m.comp.born) < typeaheadWindow {
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	}
+	return msg
+}
+
+// startTime is the screen's clock reading when it is made.
+func startTime(opts Options) time.Time {
+	if opts.Now != nil {
+		return opts.Now()
+	}
+	return time.Now()
 }

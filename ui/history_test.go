@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -201,5 +202,24 @@ func TestCtrlGEditsDraftInEditor(t *testing.T) {
 	h.settle(editDone(path)(cmd.Run()))
 	if v := h.m.comp.value(); v != "keep me" {
 		t.Fatalf("after a failed editor: %q", v)
+	}
+}
+
+// TestTypeaheadEnterSends: an Enter typed before the terminal left line
+// mode arrives as LF (Ctrl+J); right after the start it sends, as typed.
+// Later, Ctrl+J is a newline again.
+func TestTypeaheadEnterSends(t *testing.T) {
+	h := newHarness(t)
+	h.m.comp.born = h.clk.Now()
+	h.typeText("typed early")
+	h.key("ctrl+j")
+	wantCalls(t, h, "run:typed early")
+	h.endTurn(1, "")
+	h.clk.advance(time.Second)
+	h.typeText("a")
+	h.key("ctrl+j")
+	h.typeText("b")
+	if v := h.m.comp.value(); v != "a\nb" {
+		t.Fatalf("ctrl+j after the start = %q", v)
 	}
 }

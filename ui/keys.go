@@ -56,6 +56,7 @@ func (k keyMap) help() []key.Binding {
 // handleKey routes a key press, then saves what it added to the input
 // history.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	msg = m.typeahead(msg)
 	if msg.String() == "enter" && !m.modalOpen() && m.pager == nil {
 		m.scrollToEnd() // what Enter sends, and a command's output, show at the bottom
 	}

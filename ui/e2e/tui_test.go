@@ -201,3 +201,35 @@ func waitRequest(t *testing.T, srv *pt.Server, n int) {
 		}
 	}
 }
+
+// TestTUITypeahead: what is typed while talaria starts (the terminal
+// still in line mode, Enter arriving as LF) is kept, in order, and the
+// Enter sends it.
+func TestTUITypeahead(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildBinary(t)
+	srv := pt.New(t)
+	srv.Push(pt.Text("Typeahead answered."))
+	home, cwd := t.TempDir(), t.TempDir()
+	name := fmt.Sprintf("talaria-e2e-ta-%d", time.Now().UnixNano())
+	ready := filepath.Join(t.TempDir(), "typed")
+	// The program starts only once the keys below are in the terminal.
+	cmd := fmt.Sprintf("cd %s && while [ ! -e %s ]; do sleep 0.05; done; env -i PATH=%q HOME=%s TERM=xterm-256color NO_COLOR=1 TALARIA_HOME=%s OPENAI_API_KEY=sk-test OPENAI_BASE_URL=%s %s; sleep 60",
+		cwd, ready, os.Getenv("PATH"), home, filepath.Join(home, ".talaria"), srv.URL(), bin)
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	s := &screen{t: t, name: name, cwd: cwd}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	s.keys("-l", "typed before start")
+	s.keys("Enter")
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor("Typeahead answered.")
+	if raw := srv.RawRequests(); len(raw) != 1 || !strings.Contains(raw[0], "typed before start") {
+		t.Fatalf("requests: %q", raw)
+	}
+}
