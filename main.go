@@ -411,12 +411,7 @@ func screenSession(s *app.Session) ui.Session {
 // tuiCommands answers the screen's slash commands through the switcher,
 // the one owner of the current session.
 func tuiCommands(w *app.Switcher) ui.Commands {
-	store := func() (*persist.Store, error) {
-		if s := w.Current(); s != nil && s.Store != nil {
-			return s.Store, nil
-		}
-		return nil, fmt.Errorf("no session store in this mode")
-	}
+	store := w.Store // with no provider yet, still the home's store
 	return ui.Commands{
 		New: func(context.Context) (ui.Session, error) {
 			s, err := w.New()
@@ -466,7 +461,7 @@ func tuiCommands(w *app.Switcher) ui.Commands {
 			return w.Compress(ctx, "")
 		},
 		Model: func(ctx context.Context, spec string) (string, string, error) {
-			b, err := w.SetModel(ctx, spec)
+			b, err := w.ChooseModel(ctx, spec)
 			return b.Provider, b.Model, err
 		},
 		SaveInput: func(text string) error {

@@ -187,6 +187,10 @@ func listSessions(ctx context.Context, cb Commands) tea.Cmd {
 
 // switchModel runs /model.
 func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
+	if spec == "" && m.ses.provider == "" && m.ses.model == "" {
+		m.notice(noticeInfo, noProviderModelText)
+		return nil
+	}
 	if spec == "" {
 		m.notice(noticeInfo, fmt.Sprintf("model: %s/%s · /model [provider/]name switches", m.ses.provider, m.ses.model))
 		return nil

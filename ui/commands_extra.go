@@ -165,3 +165,6 @@ func refusedBusy(what string) string {
 func refusedPending(what, pending string) string {
 	return what + " refused: /" + pending + " is still running · try again when it ends"
 }
+
+// noProviderModelText is /model when no provider is configured yet.
+const noProviderModelText = "no provider yet · /model PROVIDER/NAME picks one, e.g. /model openai/gpt-4.1, /model anthropic/claude-sonnet-4-5 or /model ollama/llama3.2 (its key variable must be set: OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) · /sessions browses past sessions"

@@ -78,3 +78,12 @@ func TestInitCommand(t *testing.T) {
 	contains(t, h2.screen(), "/init refused: a turn is running")
 	wantCalls(t, h2, "run:first")
 }
+
+// TestModelWithoutProviderSaysHowToPick: /model with no provider yet says
+// how to pick one instead of printing an empty model.
+func TestModelWithoutProviderSaysHowToPick(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Provider, o.Model = "", "" })
+	h.size(120, 30)
+	h.command("/model")
+	contains(t, h.screen(), "no provider yet · /model PROVIDER/NAME picks one")
+}
