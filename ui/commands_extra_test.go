@@ -82,7 +82,10 @@ func TestInitCommand(t *testing.T) {
 // TestModelWithoutProviderSaysHowToPick: /model with no provider yet says
 // how to pick one instead of printing an empty model.
 func TestModelWithoutProviderSaysHowToPick(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.Provider, o.Model = "", "" })
+	h := newHarness(t, func(o *Options) {
+		o.Provider, o.Model = "", ""
+		o.Commands.Model = func(context.Context, string) (string, string, error) { return "openai", "gpt-4.1", nil }
+	})
 	h.size(120, 30)
 	h.command("/model")
 	contains(t, h.screen(), "no provider yet · /model PROVIDER/NAME picks one")
