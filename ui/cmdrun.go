@@ -290,20 +290,17 @@ func or(a, b string) string {
 
 // helpText lists the keys and the commands.
 func (m *Model) helpText() string {
-	var b strings.Builder
-	b.WriteString("keys")
+	var keys [][2]string
 	for _, k := range m.keys.help() {
 		h := k.Help()
-		fmt.Fprintf(&b, "\n  %-20s %s", h.Key, h.Desc)
+		keys = append(keys, [2]string{h.Key, h.Desc})
 	}
+	keys = append(keys, composerHelp()...)
+	var b strings.Builder
+	b.WriteString("keys")
+	b.WriteString(helpRows(keys, m.width-4))
 	b.WriteString("\ncommands")
-	for _, c := range commandList() {
-		name := "/" + c.name
-		if c.args != "" {
-			name += " " + c.args
-		}
-		fmt.Fprintf(&b, "\n  %-20s %s", name, c.desc)
-	}
+	b.WriteString(helpRows(CommandHelp(), m.width-4))
 	fmt.Fprintf(&b, "\nwhile a turn runs, enter does: %s", or(m.opts.BusyInputMode, BusySteer))
 	return b.String()
 }

@@ -175,6 +175,7 @@ func (m *Model) interrupt() tea.Cmd {
 func (m *Model) finishTurn() tea.Cmd {
 	m.turn.busy, m.turn.awaitingEcho = false, false
 	m.turn.pendingSteers, m.turn.delivered = nil, nil
+	m.clearInterruptHint()
 	m.endLive()
 	m.chromeDirty = true
 	return m.sendNext()
