@@ -101,7 +101,7 @@ func (m *Model) statusText() string {
 	if pct, ok := m.contextPercent(); ok {
 		row("context", fmt.Sprintf("%d%% of %s", pct, fmtTokens(m.opts.ContextLength)))
 	}
-	row("busy enter", or(m.opts.BusyInputMode, BusySteer))
+	row("enter busy", or(m.opts.BusyInputMode, BusySteer)+" (display.busy_input_mode)")
 	state := "idle"
 	if m.turn.busy {
 		state = "a turn is running"

@@ -21,15 +21,17 @@ func shortID(id string) string {
 	return id
 }
 
-// titleMax is how wide the session title may be in the status line.
-const titleMax = 28
+// titleMax is how wide the session title may be in the status line: a
+// quarter of the screen, at most 28 columns; under 10, the title is left
+// out so the id still fits.
+func titleMax(width int) int { return min(28, width/4) }
 
 // sessionLabel is the status line's session item: the title (from the
 // first user message, as the store derives it) and the short id.
 func (m *Model) sessionLabel() string {
 	label := "session " + shortID(m.ses.id)
-	if t := m.ses.title; t != "" {
-		label = ansi.Truncate(t, titleMax, "…") + " · " + shortID(m.ses.id)
+	if t, tw := m.ses.title, titleMax(m.width); t != "" && tw >= 10 {
+		label = ansi.Truncate(t, tw, "…") + " · " + shortID(m.ses.id)
 	}
 	return label
 }

@@ -83,3 +83,19 @@ func TestResumeErrorNamesNoFlag(t *testing.T) {
 		t.Fatal("screenError not found through wrapping")
 	}
 }
+
+// TestSessionLabelFitsNarrowScreens: at 60 columns the id still shows
+// (the title is cut shorter, then left out).
+func TestSessionLabelFitsNarrowScreens(t *testing.T) {
+	h := newHarness(t)
+	h.m.ses.id, h.m.ses.title = "20261201_153012_3fa9c1", "Give me a tour of this repository."
+	for w, want := range map[int]string{60: "Give me a tour… · 3fa9c1", 36: "session 3fa9c1"} {
+		h.size(w, 20)
+		if got := h.m.sessionLabel(); got != want {
+			t.Errorf("%d columns: %q, want %q", w, got, want)
+		}
+		if s := plain(h.m.renderStatus()); !strings.Contains(s, "3fa9c1") && w >= 60 {
+			t.Errorf("%d columns: the status line lost the id: %q", w, s)
+		}
+	}
+}
