@@ -88,5 +88,5 @@ func TestModelWithoutProviderSaysHowToPick(t *testing.T) {
 	})
 	h.size(120, 30)
 	h.command("/model")
-	contains(t, h.screen(), "no provider yet · /model PROVIDER/NAME picks one")
+	contains(t, h.screen(), "no provider yet · /model PROVIDER/NAME picks one", "no provider · /model picks one")
 }

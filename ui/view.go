@@ -114,6 +114,9 @@ func (m *Model) renderStatus() string {
 	if m.ses.provider != "" {
 		model = m.ses.provider + "/" + model
 	}
+	if model == "" {
+		model = "no provider · /model picks one"
+	}
 	left := []string{st.StatusAccent.Render(model)}
 	if c := m.containStatus(); c != "" {
 		left = append(left, st.StatusWarn.Render(c))
