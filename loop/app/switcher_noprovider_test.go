@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"talaria/loop/config"
@@ -47,5 +48,20 @@ func TestNoProviderStillBrowsesAndPicks(t *testing.T) {
 	b, err := w.ChooseModel(context.Background(), "openai/gpt-4.1")
 	if err != nil || b.Provider != "openai" || b.Model != "gpt-4.1" || w.Current() == nil {
 		t.Fatalf("picking a provider: %+v %v", b, err)
+	}
+}
+
+// TestResumeErrorHasAScreenText: a reference /resume cannot match names
+// --resume on the command line but not on the screen.
+func TestResumeErrorHasAScreenText(t *testing.T) {
+	srv := pt.New(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	w := NewSwitcher(context.Background(), Flags{Home: t.TempDir(), Cwd: t.TempDir()}, nil)
+	defer w.Close()
+	_, err := w.Resume("nope")
+	var re *ResumeError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "--resume nope") || strings.Contains(re.ScreenText(), "--") {
+		t.Fatalf("resume error: %v", err)
 	}
 }
