@@ -18,6 +18,8 @@ func subcommandHelp() [][2]string {
 		{"sessions rename ID TITLE", "rename a session"},
 		{"sessions search QUERY", "search past sessions (--session ID, --limit N, --json)"},
 		{"export ID", "the session's messages as JSON Lines"},
+		{"checkpoints ID [--json]", "the session's turns, their checkpoints and changed files"},
+		{"rewind ID --to TURN", "undo turns: --code, --conversation (default both), --force"},
 		{"version", "print the version"},
 		{"help", "this help (same as --help)"},
 	}

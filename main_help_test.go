@@ -17,7 +17,7 @@ func TestHelpListsEverything(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q", argv, rc, errb.String())
 		}
 		got := out.String()
-		for _, want := range []string{"sessions search QUERY", "export ID", "version", "--yolo", "-r ID", "--resume ID",
+		for _, want := range []string{"sessions search QUERY", "export ID", "checkpoints ID", "rewind ID --to TURN", "version", "--yolo", "-r ID", "--resume ID",
 			"--base-url URL", "-p PROMPT", "/compress", "/resume [ID]", "/clear", "same as /new", "/init"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%v: help lacks %q", argv, want)
