@@ -270,10 +270,14 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 	}()
 	res, err := a.compressHistory(ctx, true, focus, 0, nil)
 	if err == nil && res.Noop {
-		return fmt.Errorf("nothing to compress yet: %s", a.noopReason())
+		return fmt.Errorf("%w: %s", ErrNothingToCompress, a.noopReason())
 	}
 	return err
 }
+
+// ErrNothingToCompress is a /compress that found nothing to summarise;
+// the error's text says why and what a compression would need.
+var ErrNothingToCompress = errors.New("nothing to compress yet")
 
 // noopReason says why /compress found nothing to do, with the options
 // compressHistory uses.

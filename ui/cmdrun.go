@@ -2,12 +2,14 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"talaria/loop"
 	"talaria/themes"
 )
 
@@ -252,7 +254,11 @@ func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
 // reportErr shows a failed command.
 func (m *Model) reportErr(what string, err error) tea.Cmd {
 	if err != nil {
-		m.notice(noticeError, what+": "+errText(err))
+		kind := noticeError
+		if errors.Is(err, loop.ErrNothingToCompress) {
+			kind = noticeInfo // an answer, not a failure
+		}
+		m.notice(kind, what+": "+errText(err))
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"talaria/loop"
 )
 
 // TestSessionCommandsRefusedDuringTurn: /new, /model and /compress during
@@ -35,5 +38,21 @@ func TestSessionCommandsRefusedDuringTurn(t *testing.T) {
 	h.endTurn(1, "")
 	if len(ran) != 1 || ran["new"] != 1 {
 		t.Fatalf("after the turn ran %v, want only the queued /new", ran)
+	}
+}
+
+// TestNothingToCompressIsNotAFailure: /compress that finds nothing to do
+// shows its reason as information, not as an error.
+func TestNothingToCompressIsNotAFailure(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.Commands.Compress = func(context.Context) error {
+			return fmt.Errorf("%w: the whole history (6 messages) is kept verbatim", loop.ErrNothingToCompress)
+		}
+	})
+	h.command("/compress")
+	s := h.screen()
+	contains(t, s, "• /compress: nothing to compress yet: the whole history (6 messages)")
+	if strings.Contains(s, "✗ /compress") {
+		t.Fatalf("shown as a failure:\n%s", s)
 	}
 }
