@@ -57,9 +57,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseFlags(argv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(stdout)
 			return 0
 		}
 		fmt.Fprintln(stderr, "talaria:", err)
+		fmt.Fprintln(stderr, "talaria --help lists the commands and flags")
 		return app.ExitUsage
 	}
 	if len(o.args) > 0 {
@@ -71,10 +73,21 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return tui(o, stderr)
 }
 
-func parseFlags(argv []string, stderr io.Writer) (*options, error) {
+func parseFlags(argv []string, _ io.Writer) (*options, error) {
 	o := &options{}
+	fs := defineFlags(o)
+	// run prints the one error line and --help the whole help, on stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	return checkFlags(o, fs.Args())
+}
+
+// defineFlags declares the command line into o.
+func defineFlags(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("talaria", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &o.flags
 	fs.StringVar(&f.ConfigPath, "config", "", "config file (default $TALARIA_HOME/config.yaml)")
 	fs.StringVar(&f.Home, "home", "", "talaria home directory (default $TALARIA_HOME or ~/.talaria)")
@@ -100,10 +113,13 @@ func parseFlags(argv []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	f.Version = version
-	if err := fs.Parse(argv); err != nil {
-		return nil, err
-	}
-	o.args = fs.Args()
+	return fs
+}
+
+// checkFlags rejects flag combinations that make no sense.
+func checkFlags(o *options, args []string) (*options, error) {
+	f := &o.flags
+	o.args = args
 	if (o.json || o.stdinCommands) && !o.promptSet {
 		return nil, fmt.Errorf("--json and --stdin-commands need -p PROMPT")
 	}
@@ -140,6 +156,7 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.json {
 		sink = jsonlSink(stdout)
 	}
+	sink = app.WithDenialNotes(sink, stderr)
 	ctx := context.Background()
 	var s *app.Session
 	var err error
@@ -197,8 +214,11 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return timelineCmd(o, rest, stdout, stderr)
 	case "replay":
 		return replayCmd(o, rest, stdout, stderr)
+	case "help":
+		writeHelp(stdout)
+		return 0
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, timeline, replay, version; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, timeline, replay, version, help; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 
@@ -360,6 +380,7 @@ func tui(o *options, stderr io.Writer) int {
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
 		opts.History, opts.Notice = first.Agent.History(), first.Notice
 		opts.ContextLength = first.Backend.ContextLength
+		opts.InputHistory = first.InputHistory()
 		if o.demo {
 			opts.InitialPrompt = app.DemoPrompt
 			opts.MaxIterations = 8
@@ -376,10 +397,14 @@ func tui(o *options, stderr io.Writer) int {
 	// while quitting interrupts a running turn and waits (bounded) for its
 	// epilogue to save the step in flight before the session closes.
 	cancel()
+	hint := resumeHint(w.Current(), o.demo)
 	w.Close()
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
+	}
+	if hint != "" {
+		fmt.Fprintln(stderr, hint)
 	}
 	return 0
 }
@@ -392,12 +417,7 @@ func screenSession(s *app.Session) ui.Session {
 // tuiCommands answers the screen's slash commands through the switcher,
 // the one owner of the current session.
 func tuiCommands(w *app.Switcher) ui.Commands {
-	store := func() (*persist.Store, error) {
-		if s := w.Current(); s != nil && s.Store != nil {
-			return s.Store, nil
-		}
-		return nil, fmt.Errorf("no session store in this mode")
-	}
+	store := w.Store // with no provider yet, still the home's store
 	return ui.Commands{
 		New: func(context.Context) (ui.Session, error) {
 			s, err := w.New()
@@ -448,8 +468,14 @@ func tuiCommands(w *app.Switcher) ui.Commands {
 			return w.Compress(ctx, "")
 		},
 		Model: func(ctx context.Context, spec string) (string, string, error) {
-			b, err := w.SetModel(ctx, spec)
+			b, err := w.ChooseModel(ctx, spec)
 			return b.Provider, b.Model, err
+		},
+		SaveInput: func(text string) error {
+			if s := w.Current(); s != nil {
+				return s.SaveInput(text)
+			}
+			return nil
 		},
 	}
 }

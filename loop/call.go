@@ -106,6 +106,9 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 		if class.AdaptiveBackoff {
 			maxRetries = max(maxRetries, providers.AdaptiveRetries)
 		}
+		if class.Reason == providers.ReasonConnectionRefused {
+			maxRetries = min(maxRetries, providers.ConnectionRefusedRetries)
+		}
 		// A usage limit whose reset the server stated, within the cap: wait
 		// for it rather than rotating or falling back.
 		waitReset := class.StructuredReset && honoured && !tooLong && class.Retryable && retries < maxRetries
@@ -127,7 +130,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return resp, final
 		}
 		retries++
-		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: firstLine(err.Error())})
+		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: retryMessage(class, err)})
 		if !providers.Sleep(t.ctx, delay) {
 			return nil, t.ctx.Err()
 		}
@@ -226,6 +229,7 @@ func (t *turn) stream(tr Transport, req providers.Request, onDelta func(provider
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
 	t.size = &sizeGuard{limit: t.a.opts.MaxResponseBytes, cancel: cancel}
+	t.streamed.Reset()
 	resp, err = tr.Stream(ctx, req, onDelta)
 	return resp, t.size.check(resp, err)
 }
@@ -247,6 +251,7 @@ func (t *turn) onDelta(d providers.Delta) {
 	t.size.add(d)
 	switch d.Kind {
 	case providers.DeltaText:
+		t.streamed.WriteString(d.Text)
 		t.emit(&MessageDelta{Text: d.Text})
 	case providers.DeltaReasoning:
 		t.emit(&ReasoningDelta{Text: d.Text})
@@ -257,6 +262,7 @@ func (t *turn) onDelta(d providers.Delta) {
 func (t *turn) callFailed(resp *providers.Response, err error) {
 	if t.stopped() {
 		t.exit = ExitInterruptedDuringAPI.Exit()
+		t.keepInterrupted(resp)
 		return
 	}
 	t.lastErr = err

@@ -277,9 +277,22 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 	}()
 	res, err := a.compressHistory(ctx, true, focus, 0, nil)
 	if err == nil && res.Noop {
-		return fmt.Errorf("nothing to compress yet")
+		return fmt.Errorf("%w: %s", ErrNothingToCompress, a.noopReason())
 	}
 	return err
+}
+
+// ErrNothingToCompress is a /compress that found nothing to summarise;
+// the error's text says why and what a compression would need.
+var ErrNothingToCompress = errors.New("nothing to compress yet")
+
+// noopReason says why /compress found nothing to do, with the options
+// compressHistory uses.
+func (a *Agent) noopReason() string {
+	a.mu.Lock()
+	hist := append([]providers.Message(nil), a.history...)
+	a.mu.Unlock()
+	return compress.NoopReason(hist, compress.Options{ContextLength: a.contextLength(), MaxTokens: a.opts.MaxTokens, Threshold: a.ctxs.pct})
 }
 
 // withoutScaffolding drops this turn's scaffolding (continuation pieces,

@@ -119,6 +119,20 @@ func TestManualCompress(t *testing.T) {
 	}
 }
 
+// TestManualCompressNoopSaysWhy: /compress on a short history makes no
+// model call and says why there is nothing to compress.
+func TestManualCompressNoopSaysWhy(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.History = longHistory(3) })
+	err := f.agent.Compress(t.Context(), "")
+	if err == nil || !strings.Contains(err.Error(), "nothing to compress yet: the whole history (6 messages") ||
+		!strings.Contains(err.Error(), "/compress needs older turns") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(f.srv.RawRequests()); n != 0 {
+		t.Fatalf("%d model calls", n)
+	}
+}
+
 func TestCompactionSnapshotResumes(t *testing.T) {
 	st, err := persist.Open(filepath.Join(t.TempDir(), "state.db"), persist.Options{})
 	if err != nil {

@@ -112,7 +112,9 @@ func (t *turn) closeDangling() {
 	if i >= t.start && h[i].Role == providers.RoleAssistant && len(h[i].ToolCalls) > 0 {
 		for _, c := range h[i].ToolCalls {
 			if !answered[c.ID] {
-				add = append(add, toolResult(c, tools.CancelReceipt(c.Name)))
+				receipt := toolResult(c, tools.CancelReceipt(c.Name))
+				receipt.ToolStatus = providers.ToolStatusCancelled
+				add = append(add, receipt)
 			}
 		}
 	}
@@ -191,7 +193,7 @@ func (t *turn) explain() string {
 		if isBilling(t.lastErr) {
 			return "The provider refused the request for billing: the quota or credits are exhausted and no other key or fallback could take over. " + errText(t.lastErr)
 		}
-		return "The provider kept failing: " + errText(t.lastErr)
+		return t.providerFailure()
 	case ExitPartialStreamRecovery:
 		return "The stream broke after text arrived; the delivered text is the answer. Cause: " + errText(t.lastErr)
 	case ExitEmptyResponseExhausted:
@@ -208,6 +210,10 @@ func (t *turn) explain() string {
 		return "The provider refused the request under its content policy."
 	case ExitContextOverflow:
 		return t.overflowExplanation()
+	case ExitGuardrailHalt:
+		return guardrailHaltExplanation(t.final)
+	case ExitUnknown:
+		return unknownExitExplanation
 	}
 	return "The turn ended without a recognised exit path."
 }

@@ -154,6 +154,8 @@ type ToolCompleted struct {
 	// Diff is the unified diff write_file and patch applied (empty for
 	// other tools).
 	Diff string `json:"diff,omitempty"`
+	// Denied marks a call the approval refused (ok is false): it never ran.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // ToolOutput is output of a running tool as it appears, coalesced to about

@@ -38,6 +38,25 @@ type batchRun struct {
 	mu    sync.Mutex
 	halt  *tools.GuardrailDecision
 	saver *resultSaver
+
+	denied map[string]bool // calls the approval refused, by id
+}
+
+// deny records that the approval refused call id.
+func (b *batchRun) deny(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.denied == nil {
+		b.denied = map[string]bool{}
+	}
+	b.denied[id] = true
+}
+
+// wasDenied reports whether the approval refused call id.
+func (b *batchRun) wasDenied(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.denied[id]
 }
 
 func (b *batchRun) stop(d tools.GuardrailDecision) {
@@ -108,6 +127,7 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				ok, denial := t.a.opts.Approve(t.ctx, c.Name, c.Arguments)
 				t.emitApprovalWait(c.ID, c.Name, t0, ok)
 				if !ok {
+					run.deny(c.ID)
 					return &denial
 				}
 			}
@@ -131,7 +151,8 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
-				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff})
+				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff,
+				Denied: run.wasDenied(r.ID)})
 			run.saver.complete(r)
 		},
 	}

@@ -108,5 +108,6 @@ func (t *turn) recordResult(calls []providers.ToolCall, batch []tools.BatchCall,
 	if r.Result.IsError {
 		msg.SetFlag(providers.FlagToolError, true)
 	}
+	msg.ToolStatus = callStatus(r, run.wasDenied(r.ID))
 	t.append(msg)
 }

@@ -53,6 +53,10 @@ type turn struct {
 
 	size    *sizeGuard // the response size of the attempt in flight
 	unsaved bool       // a message of this turn could not be saved
+
+	// streamed is the text the attempt in flight has streamed so far:
+	// what an interrupt keeps as the partial answer.
+	streamed strings.Builder
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {

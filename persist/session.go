@@ -271,7 +271,8 @@ func (s *Store) LatestSession(cwd string) (*Session, error) {
 	return best, nil
 }
 
-// ResolveSession finds a session by exact id, by unique id prefix, or by
+// ResolveSession finds a session by exact id, by unique id prefix, by a
+// unique prefix of the id's random suffix (what the TUI shows), or by
 // exact title (the most recently updated one if several share it). An
 // ambiguous prefix is an error listing the candidates.
 func (s *Store) ResolveSession(ref string) (*Session, error) {
@@ -293,6 +294,9 @@ func (s *Store) ResolveSession(ref string) (*Session, error) {
 		c := sessions.Cursor()
 		for k, _ := c.Seek([]byte(ref)); k != nil && bytes.HasPrefix(k, []byte(ref)); k, _ = c.Next() {
 			ids = append(ids, string(k))
+		}
+		if len(ids) == 0 {
+			ids = suffixMatches(sessions, ref)
 		}
 		switch {
 		case len(ids) == 1:
@@ -321,6 +325,24 @@ func (s *Store) ResolveSession(ref string) (*Session, error) {
 		return nil, err
 	}
 	return found, nil
+}
+
+// suffixMatches returns the ids whose random part (after the last "_",
+// the part that tells a day's sessions apart) starts with ref: the screen
+// shows that part, so "/resume 3fa9c1" works like a prefix.
+func suffixMatches(sessions *bolt.Bucket, ref string) []string {
+	if strings.Contains(ref, "_") {
+		return nil
+	}
+	var ids []string
+	c := sessions.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		id := string(k)
+		if i := strings.LastIndexByte(id, '_'); i >= 0 && strings.HasPrefix(id[i+1:], ref) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // ambiguous builds the error for a prefix matching several ids, newest

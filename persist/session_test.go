@@ -202,6 +202,8 @@ func TestResolveSession(t *testing.T) {
 		"20260101_100000_aab":    "20260101_100000_aabbbb",
 		"beta":                   "20260101_100000_aabbbb", // title
 		"alpha":                  a.ID,                     // title shared: most recently updated
+		"cccccc":                 "20260202_100000_cccccc", // the random suffix the TUI shows
+		"aab":                    "20260101_100000_aabbbb", // a unique prefix of it
 	} {
 		got, err := s.ResolveSession(ref)
 		if err != nil {
@@ -215,6 +217,9 @@ func TestResolveSession(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ambiguous") ||
 		!strings.Contains(err.Error(), "20260101_100000_aaaaaa") || !strings.Contains(err.Error(), "20260101_100000_aabbbb") {
 		t.Fatalf("ambiguous prefix: %v", err)
+	}
+	if _, err := s.ResolveSession("aa"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Fatalf("ambiguous suffix: %v", err)
 	}
 	for _, ref := range []string{"nope", "", "2027"} {
 		if _, err := s.ResolveSession(ref); !errors.Is(err, ErrNotFound) {

@@ -224,6 +224,9 @@ func DefaultRetryPolicy() RetryPolicy {
 // AdaptiveBackoff waits AdaptiveDelay from its fourth retry on. jitter is
 // in [0, 1).
 func RetryDelay(c Classified, attempt int, h http.Header, body string, pol RetryPolicy, jitter float64, now time.Time) (delay time.Duration, honoured bool, tooLong bool) {
+	if c.Reason == ReasonConnectionRefused {
+		return ConnectionRefusedDelay(attempt), false, false
+	}
 	backoff := Backoff(attempt, pol.BaseDelay, pol.MaxDelay, jitter)
 	server, ok := RetryAfter(h, body, now)
 	if !ok && (c.Reason == ReasonRateLimit || c.Reason == ReasonUpstreamRateLimit) {

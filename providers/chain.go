@@ -20,6 +20,9 @@ type Backend struct {
 	// ReasoningEffort is model.reasoning_effort: "" (off), low, medium or
 	// high; sent as Request.ReasoningEffort.
 	ReasoningEffort string
+	// KeyEnvs names the environment variables the keys came from, for
+	// error messages ("the API key in OPENAI_API_KEY").
+	KeyEnvs []string
 }
 
 // sameBackend reports whether a and b reach the same model at the same
@@ -234,7 +237,7 @@ func ShouldFallbackNow(c Classified, retryCount int, poolCanRotate bool) bool {
 		return true
 	case ReasonRateLimit, ReasonBilling, ReasonAuth, ReasonAuthPermanent:
 		return !poolCanRotate
-	case ReasonTimeout, ReasonOverloaded:
+	case ReasonTimeout, ReasonOverloaded, ReasonConnectionRefused:
 		return retryCount >= 2
 	}
 	return !c.Retryable

@@ -31,6 +31,9 @@ const (
 	ReasonServerError FailoverReason = "server_error"
 	// ReasonTimeout is a timeout or a transport failure: retry.
 	ReasonTimeout FailoverReason = "timeout"
+	// ReasonConnectionRefused is a base URL where nothing listens: retried
+	// at most ConnectionRefusedRetries times, quickly, then the fallback.
+	ReasonConnectionRefused FailoverReason = "connection_refused"
 	// ReasonSSLCertVerification is a TLS chain failure: fail fast.
 	ReasonSSLCertVerification FailoverReason = "ssl_cert_verification"
 	// ReasonContextOverflow is a prompt over the context window: compress.
@@ -216,6 +219,7 @@ func ClassifyWith(err error, in ClassifyInput) Classified {
 	}
 	c.Model = in.Model
 	c.Message = truncateMessage(err.Error())
+	refused(&c, err, in)
 	return c
 }
 
@@ -227,7 +231,7 @@ func newClassified(reason FailoverReason) Classified {
 		c.ShouldRotateCredential, c.ShouldFallback = true, true
 	case ReasonRateLimit:
 		c.Retryable, c.ShouldRotateCredential, c.ShouldFallback = true, true, true
-	case ReasonUpstreamRateLimit, ReasonOverloaded, ReasonServerError, ReasonTimeout, ReasonUnknown:
+	case ReasonUpstreamRateLimit, ReasonOverloaded, ReasonServerError, ReasonTimeout, ReasonUnknown, ReasonConnectionRefused:
 		c.Retryable, c.ShouldFallback = true, true
 	case ReasonContextOverflow, ReasonPayloadTooLarge, ReasonLongContextTier:
 		c.ShouldCompress = true

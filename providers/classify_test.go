@@ -84,7 +84,8 @@ func phraseGroups() []phraseGroup {
 		"provider returned an empty response", "model returning empty responses", "empty response stream"}
 	timeout := []string{"timed out", "turn timed out", "request timed out", "deadline exceeded",
 		"operation timed out", "upstream timed out"}
-	connect := []string{"connection refused", "econnrefused", "no route to host", "network is unreachable",
+	refusedPhrases := []string{"connection refused", "econnrefused"}
+	connect := []string{"no route to host", "network is unreachable",
 		"network unreachable", "name or service not known", "temporary failure in name resolution",
 		"nodename nor servname provided", "getaddrinfo failed", "getaddrinfo enotfound", "eai_again",
 		"fetch failed", "failed to fetch", "upstream connect error"}
@@ -135,6 +136,7 @@ func phraseGroups() []phraseGroup {
 		{"empty@400", 400, ReasonServerError, empty},
 		{"timeout@status-less", 0, ReasonTimeout, timeout},
 		{"connect@status-less", 0, ReasonTimeout, connect},
+		{"refused@status-less", 0, ReasonConnectionRefused, refusedPhrases},
 		{"disconnect@status-less", 0, ReasonTimeout, disconnect},
 		{"cert@status-less", 0, ReasonSSLCertVerification, cert},
 		{"tls-alert@status-less", 0, ReasonTimeout, tlsAlert},
@@ -266,9 +268,9 @@ func TestClassifyTransportErrors(t *testing.T) {
 		reason    string
 		retryable bool
 	}{
-		{"dial closed port", dialErr, ClassifyInput{}, ReasonTimeout, true},
-		{"http.Get closed port", httpErr, ClassifyInput{}, ReasonTimeout, true},
-		{"APIError wrapping dial", &APIError{Provider: "ollama", Message: "cannot reach", Err: httpErr}, ClassifyInput{}, ReasonTimeout, true},
+		{"dial closed port", dialErr, ClassifyInput{}, ReasonConnectionRefused, true},
+		{"http.Get closed port", httpErr, ClassifyInput{}, ReasonConnectionRefused, true},
+		{"APIError wrapping dial", &APIError{Provider: "ollama", Message: "cannot reach", Err: httpErr}, ClassifyInput{}, ReasonConnectionRefused, true},
 		{"unexpected EOF", io.ErrUnexpectedEOF, ClassifyInput{}, ReasonTimeout, true},
 		{"unexpected EOF large session", io.ErrUnexpectedEOF, large, ReasonContextOverflow, false},
 		{"APIError cut mid-stream large", &APIError{MidStream: true, Message: "the stream ended", Err: io.ErrUnexpectedEOF}, large, ReasonTimeout, true},
@@ -393,7 +395,7 @@ func TestClassifyMoreTransport(t *testing.T) {
 	}{
 		{"net timeout", &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, ReasonTimeout},
 		{"dns", &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}, ReasonTimeout},
-		{"refused errno", syscall.ECONNREFUSED, ReasonTimeout},
+		{"refused errno", syscall.ECONNREFUSED, ReasonConnectionRefused},
 		{"broken pipe", syscall.EPIPE, ReasonTimeout},
 		{"tls alert", tls.AlertError(40), ReasonTimeout},
 		{"tls record header", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}, ReasonTimeout},
@@ -404,7 +406,7 @@ func TestClassifyMoreTransport(t *testing.T) {
 		{"url error text: cert", &url.Error{Op: "Post", URL: "https://x", Err: errors.New("x509: certificate signed by unknown authority")}, ReasonSSLCertVerification},
 		{"url error unsupported scheme", &url.Error{Op: "Post", URL: "ftp://x", Err: errors.New(`unsupported protocol scheme "ftp"`)}, ReasonLocalError},
 		{"flattened cert text", errors.New("Post: x509: certificate signed by unknown authority"), ReasonSSLCertVerification},
-		{"flattened connect text", errors.New("dial: connection refused"), ReasonTimeout},
+		{"flattened connect text", errors.New("dial: connection refused"), ReasonConnectionRefused},
 		{"flattened tls alert", errors.New("remote error: tls: handshake failure"), ReasonTimeout},
 	}
 	for _, tc := range cases {

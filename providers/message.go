@@ -81,6 +81,10 @@ type Message struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Timestamp is Unix milliseconds when the message was made.
 	Timestamp int64 `json:"timestamp,omitempty"`
+	// ToolStatus is how a role=tool message's call ended, as the screen
+	// showed it live (ToolStatusOK, ...; "" in sessions saved before it
+	// was recorded). It is saved, never sent to a provider.
+	ToolStatus string `json:"tool_status,omitempty"`
 	// Internal holds scaffolding flags whose keys start with "_". They never
 	// leave the process: not marshalled, not saved, not sent.
 	Internal map[string]any `json:"-"`
@@ -234,3 +238,11 @@ type Delta struct {
 	ToolIndex int
 	ToolName  string
 }
+
+// The values of Message.ToolStatus.
+const (
+	ToolStatusOK        = "ok"
+	ToolStatusFailed    = "failed"
+	ToolStatusDenied    = "denied"
+	ToolStatusCancelled = "cancelled"
+)

@@ -262,6 +262,9 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		msg := fmt.Sprintf("The user denied this %s call (%s).", toolName, req.Summary)
 		if r := strings.TrimSpace(d.Reason); r != "" {
 			msg += " Their reason: " + r
+			if !strings.ContainsAny(r[len(r)-1:], ".!?") {
+				msg += "." // the next sentence must not run into it
+			}
 		}
 		msg += " Do not retry the same call; change your approach, or use clarify to ask what they want."
 		return false, Result{Output: msg, IsError: true}

@@ -171,7 +171,7 @@ func TestApprovalSessionAllowListAndDenial(t *testing.T) {
 	if ok {
 		t.Fatal("denied call allowed")
 	}
-	mustErr(t, denial, "denied", "psql prod", "Their reason: use the staging database", "Do not retry")
+	mustErr(t, denial, "denied", "psql prod", "Their reason: use the staging database. Do not retry")
 	// The mode can change at runtime.
 	a.SetMode(ApprovalYolo)
 	if !check("terminal", `{"command":"psql prod"}`) || a.Mode() != ApprovalYolo {

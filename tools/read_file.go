@@ -302,6 +302,9 @@ func similarNames(dir, name string, n int) []string {
 	stem := strings.TrimSuffix(lname, filepath.Ext(lname))
 	var cands []cand
 	for _, e := range names {
+		if strings.HasPrefix(e, ".") && !strings.HasPrefix(name, ".") {
+			continue // .git, .env: never what a plain name meant
+		}
 		le := strings.ToLower(e)
 		score := -1
 		switch {

@@ -2,12 +2,14 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"talaria/loop"
 	"talaria/themes"
 )
 
@@ -37,6 +39,12 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.steerOrQueue(name, args)
 	case "usage":
 		m.notice(noticeInfo, m.usageText())
+	case "status":
+		m.notice(noticeInfo, m.statusText())
+	case "init":
+		return m.initProject()
+	case "!":
+		return m.runShell(args)
 	case "theme":
 		m.switchTheme(args)
 	case "copy":
@@ -50,7 +58,7 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 	case "rewind", "undo", "diff":
 		return m.rewindCommand(name, args)
 	default:
-		m.notice(noticeWarn, fmt.Sprintf("unknown command /%s · /help lists the commands", name))
+		m.notice(noticeWarn, unknownCommandText(name))
 	}
 	return nil
 }
@@ -144,9 +152,9 @@ func (m *Model) external(name, args string) tea.Cmd {
 func (m *Model) mayChangeSession(what string) bool {
 	switch {
 	case m.turn.busy:
-		m.notice(noticeWarn, what+" waits for the turn to end · esc interrupts it")
+		m.notice(noticeWarn, refusedBusy(what))
 	case m.pending != "":
-		m.notice(noticeWarn, what+" waits for /"+m.pending+" to finish")
+		m.notice(noticeWarn, refusedPending(what, m.pending))
 	default:
 		return true
 	}
@@ -183,6 +191,10 @@ func listSessions(ctx context.Context, cb Commands) tea.Cmd {
 
 // switchModel runs /model.
 func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
+	if spec == "" && m.ses.provider == "" && m.ses.model == "" {
+		m.notice(noticeInfo, noProviderModelText)
+		return nil
+	}
 	if spec == "" {
 		m.notice(noticeInfo, fmt.Sprintf("model: %s/%s · /model [provider/]name switches", m.ses.provider, m.ses.model))
 		return nil
@@ -244,7 +256,11 @@ func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
 // reportErr shows a failed command.
 func (m *Model) reportErr(what string, err error) tea.Cmd {
 	if err != nil {
-		m.notice(noticeError, what+": "+err.Error())
+		kind := noticeError
+		if errors.Is(err, loop.ErrNothingToCompress) {
+			kind = noticeInfo // an answer, not a failure
+		}
+		m.notice(kind, what+": "+errText(err))
 	}
 	return nil
 }
@@ -266,7 +282,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 	m.tr.reset()
 	m.loadHistory(s.History)
 	if len(s.History) == 0 {
-		m.notice(noticeMuted, "new session "+shortID(s.ID))
+		m.notice(noticeMuted, "new session "+s.ID)
 	}
 	m.trDirty, m.chromeDirty = true, true
 	return nil
@@ -282,20 +298,17 @@ func or(a, b string) string {
 
 // helpText lists the keys and the commands.
 func (m *Model) helpText() string {
-	var b strings.Builder
-	b.WriteString("keys")
+	var keys [][2]string
 	for _, k := range m.keys.help() {
 		h := k.Help()
-		fmt.Fprintf(&b, "\n  %-20s %s", h.Key, h.Desc)
+		keys = append(keys, [2]string{h.Key, h.Desc})
 	}
+	keys = append(keys, composerHelp()...)
+	var b strings.Builder
+	b.WriteString("keys")
+	b.WriteString(helpRows(keys, m.width-4))
 	b.WriteString("\ncommands")
-	for _, c := range commandList() {
-		name := "/" + c.name
-		if c.args != "" {
-			name += " " + c.args
-		}
-		fmt.Fprintf(&b, "\n  %-20s %s", name, c.desc)
-	}
+	b.WriteString(helpRows(CommandHelp(), m.width-4))
 	fmt.Fprintf(&b, "\nwhile a turn runs, enter does: %s", or(m.opts.BusyInputMode, BusySteer))
 	return b.String()
 }

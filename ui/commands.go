@@ -35,6 +35,8 @@ func commandList() []command {
 		{"diff", "", "show the session's changes to the working tree"},
 		{"usage", "", "show token usage"},
 		{"timeline", "[TURN]", "show where a turn's time went"},
+		{"status", "", "show the session, model, context and settings"},
+		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
 		{"copy", "", "copy the last answer to the clipboard"},
@@ -46,13 +48,16 @@ func commandList() []command {
 // "/usr/bin is missing" is a message, not a command.
 func parseCommand(text string) (name, args string, ok bool) {
 	t := strings.TrimSpace(text)
+	if cmd, ok := strings.CutPrefix(t, "!"); ok && strings.TrimSpace(cmd) != "" {
+		return "!", strings.TrimSpace(cmd), true // !cmd: a shell command
+	}
 	if !strings.HasPrefix(t, "/") {
 		return "", "", false
 	}
 	head, rest, _ := strings.Cut(t[1:], " ")
 	head = strings.ToLower(head)
-	if head == "exit" {
-		head = "quit"
+	if to, ok := commandAliases()[head]; ok {
+		head = to
 	}
 	for _, c := range commandList() {
 		if c.name == head {
@@ -84,12 +89,12 @@ func (m *Model) matches() []command {
 
 // popupOpen reports whether the completion popup shows.
 func (m *Model) popupOpen() bool {
-	return !m.ui.popupClosed && len(m.matches()) > 0
+	return !m.ui.popupClosed && len(m.completions()) > 0
 }
 
 // movePopup moves the popup selection.
 func (m *Model) movePopup(up bool) {
-	n := len(m.matches())
+	n := len(m.completions())
 	if up {
 		m.ui.popupSel = (m.ui.popupSel - 1 + n) % n
 	} else {
@@ -99,65 +104,79 @@ func (m *Model) movePopup(up bool) {
 }
 
 // selected returns the highlighted completion.
-func (m *Model) selected() (command, bool) {
-	ms := m.matches()
-	if len(ms) == 0 {
-		return command{}, false
+func (m *Model) selected() (completion, bool) {
+	cs := m.completions()
+	if len(cs) == 0 {
+		return completion{}, false
 	}
-	return ms[min(m.ui.popupSel, len(ms)-1)], true
+	return cs[min(m.ui.popupSel, len(cs)-1)], true
 }
 
-// complete fills in the highlighted command (Tab while idle).
-func (m *Model) complete() {
+// complete fills in the highlighted completion (Tab while idle).
+func (m *Model) complete() tea.Cmd {
 	c, ok := m.selected()
 	if !ok || m.ui.popupClosed {
-		return
+		return nil
 	}
-	text := "/" + c.name
-	if c.args != "" {
-		text += " "
-	}
-	m.comp.setText(text)
+	m.comp.setText(c.text)
 	m.ui.popupSel = 0
 	m.chromeDirty = true
+	return m.attachFile(c)
 }
 
-// acceptCompletion runs the highlighted command when Enter is pressed on
-// a partly typed name that is not itself a command.
+// acceptCompletion takes the highlighted completion when Enter is
+// pressed: a partly typed command name runs the command, a theme name
+// switches to it, a file name is filled in (and attached) without sending.
 func (m *Model) acceptCompletion() (tea.Cmd, bool) {
 	if !m.popupOpen() {
 		return nil, false
 	}
 	c, _ := m.selected()
-	if "/"+c.name == strings.TrimSpace(m.comp.value()) {
+	if c.text == strings.TrimSpace(m.comp.value()) && c.kind != completeFile {
 		return nil, false
 	}
-	m.comp.commit("/" + c.name)
 	m.ui.popupSel = 0
+	switch c.kind {
+	case completeFile:
+		m.comp.setText(c.text)
+		m.chromeDirty = true
+		return m.attachFile(c), true
+	case completeTheme:
+		m.comp.commit(c.text)
+		return m.runCommand("theme", c.name), true
+	}
+	m.comp.commit("/" + c.name)
 	return m.runCommand(c.name, ""), true
 }
 
-// renderPopup draws the completion list above the composer.
+// renderPopup draws the completion list (or the reverse search prompt)
+// above the composer.
 func (m *Model) renderPopup() string {
-	if !m.popupOpen() || m.modalOpen() {
+	if m.modalOpen() {
 		return ""
 	}
 	st := m.look.st
-	ms := m.matches()
+	if m.comp.search.active {
+		return st.Popup.Render(ansi.Truncate(m.searchLine(), max(1, m.width), "…"))
+	}
+	if !m.popupOpen() {
+		return ""
+	}
+	ms := m.completions()
 	sel := min(m.ui.popupSel, len(ms)-1)
 	rows := min(popupRows, m.high-1-lineCount(m.composerView)-lineCount(m.panesView))
 	if rows <= 0 {
 		return ""
 	}
+	nameW := 24
+	for _, c := range ms {
+		nameW = max(nameW, min(ansi.StringWidth(c.label), m.width/2))
+	}
 	start := max(0, sel-rows+1)
 	var lines []string
 	for i := start; i < len(ms) && i < start+rows; i++ {
 		c := ms[i]
-		name := "/" + c.name
-		if c.args != "" {
-			name += " " + c.args
-		}
-		row := ansi.Truncate(" "+padRight(name, 24)+" "+c.desc, max(1, m.width), "…")
+		row := ansi.Truncate(" "+padRight(ansi.Truncate(c.label, nameW, "…"), nameW)+" "+c.desc, max(1, m.width), "…")
 		if i == sel {
 			lines = append(lines, st.PopupSelected.Render(padRight(row, m.width)))
 		} else {

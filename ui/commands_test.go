@@ -194,7 +194,7 @@ func TestExternalCommands(t *testing.T) {
 	h.typeText("go")
 	h.key("enter")
 	h.command("/model x/y")
-	contains(t, h.screen(), "/model waits for the turn to end")
+	contains(t, h.screen(), "/model refused: a turn is running")
 	wantCalls(t, h, "run:go")
 }
 

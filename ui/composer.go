@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -27,6 +28,15 @@ type composer struct {
 	draft   string // the draft saved while browsing history
 	pastes  []paste
 	pasteN  int // long pastes so far; numbers their labels
+
+	unsaved []string          // history entries not yet handed to Commands.SaveInput
+	search  histSearch        // Ctrl+R reverse search, when active
+	attach  map[string]string // @path → file text, read when the completion was taken
+
+	born       time.Time         // when the screen was made (see typeahead)
+	sentAttach map[string]string // the attachments of the input just sent
+	shellOut   []string          // !cmd outputs for the next message
+	files      fileList          // the working directory, for @path
 }
 
 // paste is a long paste shown as its label and sent as its text.
@@ -35,16 +45,25 @@ type paste struct {
 	text  string
 }
 
+// placeholder is the empty composer's hint.
+const placeholder = "Ask anything · / for commands · shift+enter or ctrl+j for a newline"
+
 // newComposer builds an empty composer.
 func newComposer() composer {
 	ed := newEditor(composerMaxRows)
-	ed.placeholder = "Ask anything · / for commands · shift+enter or ctrl+j for a newline"
+	ed.placeholder = placeholder
 	return composer{ed: ed}
 }
 
-// setStyles colours the editor from the theme.
-func (c *composer) setStyles(st themes.Styles, _ bool) {
+// setStyles colours the editor from the theme. Without colours the hint
+// would read as typed text, so it gets a leading "› " and faint type.
+func (c *composer) setStyles(st themes.Styles, noColor bool) {
 	c.ed.text, c.ed.hint = st.Text, st.Placeholder
+	c.ed.placeholder = placeholder
+	if noColor {
+		c.ed.placeholder = "› " + placeholder
+		c.ed.hint = st.Placeholder.Faint(true)
+	}
 }
 
 // setWidth fits the editor inside the composer box (border and padding
@@ -57,7 +76,7 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		c.ed.update(msg)
 	case tea.PasteMsg:
-		c.ed.insert(msg.Content)
+		c.ed.insert(normalizeNewlines(msg.Content))
 	}
 	return nil
 }
@@ -80,7 +99,7 @@ func (c *composer) expanded() string {
 // for this input, numbered after the first ("[pasted 30 lines #2]"), and
 // pastes whose placeholder was deleted are forgotten.
 func (c *composer) insertPaste(text string) {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = normalizeNewlines(text)
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	v := c.ed.value() + "\n" + c.draft // a draft saved while browsing history keeps its pastes
 	kept := c.pastes[:0]
@@ -104,21 +123,50 @@ func (c *composer) insertPaste(text string) {
 
 // isLongPaste reports whether a paste is collapsed to a placeholder.
 func isLongPaste(s string) bool {
+	s = normalizeNewlines(s)
 	return len(s) > pasteMaxChars || strings.Count(strings.TrimRight(s, "\n"), "\n")+1 > pasteMaxLines
+}
+
+// normalizeNewlines turns CRLF and lone CR line endings into LF. tmux's
+// paste-buffer and many terminals send CR between pasted lines; without
+// this a 300-line paste would count (and reach the model) as one line.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // commit records sent text in the history and empties the input.
 func (c *composer) commit(text string) {
-	if n := len(c.history); n == 0 || c.history[n-1] != text {
-		c.history = append(c.history, text)
+	c.remember(text)
+	c.clear()
+}
+
+// discard empties the input (Esc, Ctrl+C) but keeps a non-blank draft in
+// the history, so Up brings it back.
+func (c *composer) discard() {
+	if text := c.expanded(); strings.TrimSpace(text) != "" {
+		c.remember(text)
 	}
 	c.clear()
+	c.sentAttach = nil
+}
+
+// remember appends text to the history unless it repeats the newest
+// entry, and marks it for saving.
+func (c *composer) remember(text string) {
+	if n := len(c.history); n == 0 || c.history[n-1] != text {
+		c.history = append(c.history, text)
+		c.unsaved = append(c.unsaved, text)
+	}
 }
 
 // clear empties the input and forgets pastes and history browsing.
 func (c *composer) clear() {
 	c.ed.setValue("")
 	c.pastes, c.pasteN = nil, 0
+	c.sentAttach, c.attach = c.attach, nil
 	c.histIdx = len(c.history)
 	c.draft = ""
 }

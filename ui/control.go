@@ -97,7 +97,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.ui.now = m.turn.started
 	m.beginLive()
 	m.chromeDirty = true
-	return tea.Batch(startTurn(m.ctx, m.agent, text), m.ensureTicking())
+	return tea.Batch(startTurn(m.ctx, m.agent, m.comp.withAttachments(text)), m.ensureTicking())
 }
 
 // startTurn calls Agent.Start in a command goroutine. The turn then speaks
@@ -175,6 +175,7 @@ func (m *Model) interrupt() tea.Cmd {
 func (m *Model) finishTurn() tea.Cmd {
 	m.turn.busy, m.turn.awaitingEcho = false, false
 	m.turn.pendingSteers, m.turn.delivered = nil, nil
+	m.clearInterruptHint()
 	m.endLive()
 	m.chromeDirty = true
 	return m.sendNext()
@@ -212,7 +213,7 @@ func (m *Model) handleCtrlC() tea.Cmd {
 	if m.turn.busy {
 		return tea.Batch(m.interrupt(), m.setHint("interrupting · ctrl+c again to quit", quitWindow))
 	}
-	m.comp.clear()
+	m.comp.discard()
 	m.chromeDirty = true
 	return m.setHint("ctrl+c again to quit", quitWindow)
 }
@@ -226,7 +227,7 @@ func (m *Model) handleEsc() tea.Cmd {
 	case m.turn.busy:
 		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
 	default:
-		m.comp.clear()
+		m.comp.discard()
 	}
 	m.chromeDirty = true
 	return nil

@@ -237,6 +237,7 @@ const dialogArmDelay = 400 * time.Millisecond
 func (m *Model) showDialog() tea.Cmd {
 	m.modal.sel, m.modal.typing = 0, false
 	r := m.dialog()
+	m.markAwaiting(r)
 	if r == nil {
 		return nil
 	}

@@ -265,6 +265,8 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 	switch {
 	case e.Cancelled:
 		c.state = toolCancelled
+	case e.Denied:
+		c.state = toolDenied
 	case e.OK:
 		c.state = toolDone
 	default:

@@ -100,6 +100,7 @@ func newHarness(t testing.TB, mutate ...func(*Options)) *harness {
 		f(&opts)
 	}
 	h.m = New(opts)
+	h.m.comp.born = time.Time{} // the test clock stands still: no key is typeahead
 	t.Cleanup(h.m.shutdown)
 	h.size(80, 24)
 	return h

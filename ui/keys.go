@@ -53,9 +53,20 @@ func (k keyMap) help() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals}
 }
 
-// handleKey routes a key press: to the open modal, else the screen's
-// bindings first, the composer otherwise.
+// handleKey routes a key press, then saves what it added to the input
+// history.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	msg = m.typeahead(msg)
+	if msg.String() == "enter" && !m.modalOpen() && m.pager == nil {
+		m.scrollToEnd() // what Enter sends, and a command's output, show at the bottom
+	}
+	cmd := m.routeKey(msg)
+	return tea.Batch(cmd, m.afterKey())
+}
+
+// routeKey routes a key press: to the open modal, else the screen's
+// bindings first, the composer otherwise.
+func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if !key.Matches(msg, k.CtrlC) {
 		m.ui.lastCtrlC = time.Time{}
@@ -67,6 +78,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.pagerKey(msg)
 	}
 	if cmd, ok := m.laneKey(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.composerKey(msg); ok {
 		return cmd
 	}
 	switch {
@@ -116,8 +130,7 @@ func (m *Model) handleTab() tea.Cmd {
 		cmd := m.enqueue(text)
 		return tea.Batch(cmd, m.setHint("queued for the next turn", 2*time.Second))
 	}
-	m.complete()
-	return nil
+	return m.complete()
 }
 
 // handleUpDown moves in the completion popup, or through input history when

@@ -160,7 +160,7 @@ func (m *Model) summarize(e *loop.TurnFinished) {
 	case e.ExitReason.Interrupted():
 		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation))
 	default:
-		m.notice(noticeError, withExplanation("turn ended: "+e.ExitReason.String(), e.Explanation))
+		m.notice(noticeError, explanationFirst(e.ExitReason.String(), e.Explanation))
 	}
 	for _, ce := range e.CleanupErrors {
 		m.notice(noticeWarn, "cleanup: "+ce)
@@ -244,6 +244,10 @@ func (m *Model) notice(kind noticeKind, text string) {
 // addUser adds a user message (or a delivered steer) to the transcript.
 func (m *Model) addUser(text string, steer bool) {
 	m.tr.push(&userItem{text: text, steer: steer})
+	if !steer {
+		m.noteTitle(text)
+		m.scrollToEnd() // a new turn starts at the bottom
+	}
 	m.trDirty = true
 }
 
@@ -262,7 +266,7 @@ func (m *Model) loadHistory(msgs []providers.Message) {
 			m.loadAssistant(msg, calls)
 		case providers.RoleTool:
 			if ref, ok := calls[msg.ToolCallID]; ok {
-				ref.call.state, ref.call.output = toolDone, msg.Content
+				ref.call.state, ref.call.output = resumedState(msg), msg.Content
 				ref.batch.ver++
 			}
 		}

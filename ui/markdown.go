@@ -31,10 +31,11 @@ func lazyMarkdown(styleOf func() gansi.StyleConfig) *markdown {
 	return &markdown{styleOf: styleOf, byWidth: map[int]*glamour.TermRenderer{}}
 }
 
-// render returns text as styled lines at most w columns wide, without
+// renderAt returns text as styled lines at most w columns wide, without
 // leading or trailing blank lines. It falls back to plain wrapping if
-// glamour fails.
-func (md *markdown) render(text string, w int) []string {
+// glamour fails. (render is the entry point: it gives tables their own
+// width.)
+func (md *markdown) renderAt(text string, w int) []string {
 	w = max(8, w)
 	if strings.TrimSpace(text) == "" {
 		return nil
@@ -53,7 +54,7 @@ func (md *markdown) render(text string, w int) []string {
 		md.byWidth[w] = r
 	}
 	md.bytes += len(text)
-	out, err := r.Render(text)
+	out, err := r.Render(prepareMarkdown(text))
 	if err != nil {
 		return wrapText(text, w)
 	}

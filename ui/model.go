@@ -101,6 +101,8 @@ type sessionInfo struct {
 	turnUsage                providers.Usage // the running turn so far
 	ctxTokens                int             // context size of the last call
 	lastAnswer               string
+
+	title string // from the first user message
 }
 
 // uiState holds purely presentational switches.
@@ -133,7 +135,7 @@ func newModel(parent context.Context, opts Options) *Model {
 		opts: opts, agent: opts.Agent, events: opts.Events,
 		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
 		tr:   newTranscript(),
-		comp: newComposer(),
+		comp: newComposerWith(opts.InputHistory, startTime(opts)),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}
@@ -277,7 +279,7 @@ func (m *Model) applyTheme() {
 	m.look.st = t.Styles()
 	m.look.md = lazyMarkdown(t.Glamour)
 	m.look.gen++
-	m.comp.setStyles(m.look.st, t.Dark)
+	m.comp.setStyles(m.look.st, m.look.noColor)
 	m.trDirty, m.chromeDirty = true, true
 }
 

@@ -65,6 +65,9 @@ type Options struct {
 	ContextLength int
 	// History is a resumed session's messages, shown before new turns.
 	History []providers.Message
+	// InputHistory is the project's saved composer history, oldest
+	// first: Up and Ctrl+R reach it from the first frame.
+	InputHistory []string
 
 	// Dialogs brings tool approvals and clarify questions to the screen;
 	// give its Approve to tools.NewApprover and its Ask to tools.Env.Ask.
@@ -132,6 +135,10 @@ type Commands struct {
 	// Compress compresses the context now (/compress). Progress arrives as
 	// compression events.
 	Compress func(ctx context.Context) error
+	// SaveInput keeps one composer input (sent, or a draft cleared with
+	// Esc or Ctrl+C) in the project's history across restarts. Nil: the
+	// history lasts as long as the screen.
+	SaveInput func(text string) error
 	// RewindPoints lists the session's turns that can be rewound, newest
 	// first, for /rewind, /undo and Esc Esc.
 	RewindPoints func(ctx context.Context) ([]RewindPoint, error)

@@ -81,7 +81,9 @@ func (m *Model) activityLine() string {
 	}
 	stop := " · esc to interrupt"
 	if m.dialog() != nil {
+		// The wait counts from the question, not from the turn's start.
 		label, stop = "waiting for your answer", " · ctrl+c interrupts"
+		elapsed = " · " + fmtDuration(m.ui.now.Sub(m.modal.shownAt))
 	}
 	return m.fit(st.Accent.Render(spinner(m.ui.frame)+" "+label) + st.Muted.Render(elapsed+stop) + more)
 }

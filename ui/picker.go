@@ -182,9 +182,9 @@ func (m *Model) resumePicked() tea.Cmd {
 		m.notice(noticeMuted, "/resume is not available yet")
 		return nil
 	case m.turn.busy:
-		return m.setHint("resuming waits for the turn to end · esc closes the list", 3*time.Second)
+		return m.setHint("resuming is refused while a turn runs: interrupt it first · esc closes the list", 3*time.Second)
 	case m.pending != "":
-		return m.setHint("resuming waits for /"+m.pending+" to finish · esc closes the list", 3*time.Second)
+		return m.setHint("resuming is refused while /"+m.pending+" runs: try again when it ends · esc closes the list", 3*time.Second)
 	}
 	m.closePicker()
 	m.setPending("resume")

@@ -147,7 +147,7 @@ func TestPickerWhileBusyWaits(t *testing.T) {
 	if len(rec.got()) != 0 || h.m.modal.picker == nil {
 		t.Fatalf("resumed during a turn: %q", rec.got())
 	}
-	contains(t, h.screen(), "resuming waits for the turn to end")
+	contains(t, h.screen(), "resuming is refused while a turn runs")
 	h.command("/resume")
 	wantCalls(t, h, "run:first")
 }

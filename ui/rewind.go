@@ -89,7 +89,7 @@ func (m *Model) rewindCommand(name, args string) tea.Cmd {
 		m.notice(noticeWarn, "/"+name+" cannot run while a turn is running: interrupt it first (esc or /stop), then /"+name)
 		return nil
 	case m.pending != "":
-		m.notice(noticeWarn, "/"+name+" waits for /"+m.pending+" to finish")
+		m.notice(noticeWarn, refusedPending("/"+name, m.pending))
 		return nil
 	}
 	turn := 0

@@ -152,7 +152,7 @@ func TestEnterQueuesWhileSessionCommandRuns(t *testing.T) {
 				t.Fatalf("a turn started while %s ran: busy %v, calls %q, queue %q", c, h.m.turn.busy, got, h.m.turn.queue)
 			}
 			name, _, _ := strings.Cut(c, " ")
-			contains(t, h.screen(), "queued: "+name+" is still running", "⏎ queued · next turn: hello", "/new waits for "+name+" to finish")
+			contains(t, h.screen(), "queued: "+name+" is still running", "⏎ queued · next turn: hello", "/new refused: "+name+" is still running")
 			close(release)
 			for _, msg := range <-res {
 				h.settle(msg)

@@ -21,6 +21,7 @@ const (
 	toolDone
 	toolFailed
 	toolCancelled
+	toolDenied // the approval refused it: it never ran
 )
 
 // Output preview sizes: diffs from writers get more room.
@@ -50,6 +51,8 @@ type toolCall struct {
 	full tailBuf
 	// focused marks the lane the cancel key acts on.
 	focused bool
+	// awaiting marks the queued call whose approval is on screen.
+	awaiting bool
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -133,6 +136,9 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	st := rc.st
 	glyph, status := "·", "queued"
 	gstyle, sstyle := st.Faint, st.Faint
+	if c.awaiting && c.state == toolPending {
+		status, sstyle = "awaiting approval", st.Warning
+	}
 	switch c.state {
 	case toolRunning:
 		glyph, gstyle, sstyle = spinner(rc.frame), st.Accent, st.Muted
@@ -144,11 +150,16 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 		}
 	case toolFailed:
 		glyph, gstyle, sstyle, status = "✗", st.Error, st.Error, "failed · "+fmtDuration(c.dur)
+		if c.dur == 0 && c.started.IsZero() {
+			status = "failed" // from a resumed history: no timing known
+		}
 	case toolCancelled:
 		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "cancelled"
 		if tools.IsStopReceipt(c.output) {
 			status = "stopped by you · " + fmtDuration(c.dur)
 		}
+	case toolDenied:
+		glyph, gstyle, sstyle, status = "⊘", st.Warning, st.Warning, "denied"
 	}
 	mark := ""
 	if c.focused {
@@ -219,7 +230,7 @@ func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
 // of a test run is what matters), or for a failed call its first lines
 // wrapped whole, with a pointer to the pager for the rest.
 func (c *toolCall) preview(rc *renderCtx, indent string) []string {
-	out := strings.TrimRight(sanitize(c.output), "\n ")
+	out := strings.TrimRight(sanitize(toolOutputText(c.output)), "\n ")
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}
@@ -360,6 +371,9 @@ func argPreview(name, args string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		return oneLine(args)
+	}
+	if s, ok := targetPreview(name, m); ok {
+		return oneLine(s)
 	}
 	var parts []string
 	for _, k := range previewKey(name) {

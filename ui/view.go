@@ -114,6 +114,9 @@ func (m *Model) renderStatus() string {
 	if m.ses.provider != "" {
 		model = m.ses.provider + "/" + model
 	}
+	if model == "" {
+		model = "no provider · /model picks one"
+	}
 	left := []string{st.StatusAccent.Render(model)}
 	if c := m.containStatus(); c != "" {
 		left = append(left, st.StatusWarn.Render(c))
@@ -138,7 +141,7 @@ func (m *Model) renderStatus() string {
 		right = append(right, st.StatusWarn.Render("mouse off"))
 	}
 	if m.ses.id != "" {
-		right = append(right, st.StatusBar.Render("session "+shortID(m.ses.id)))
+		right = append(right, st.StatusBar.Render(m.sessionLabel()))
 	}
 	sep := st.Faint.Render(" · ")
 	for {
@@ -161,12 +164,4 @@ func (m *Model) contextPercent() (int, bool) {
 		return 0, false
 	}
 	return min(100, m.ses.ctxTokens*100/m.opts.ContextLength), true
-}
-
-// shortID shortens a session id for the status line.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

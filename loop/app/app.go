@@ -309,7 +309,7 @@ func Timeouts(a config.Agent) providers.Timeouts {
 
 func toBackend(b config.Backend) providers.Backend {
 	return providers.Backend{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIMode: b.APIMode,
-		APIKeys: b.APIKeys, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort}
+		APIKeys: b.APIKeys, KeyEnvs: b.APIKeyEnvs, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort}
 }
 
 // buildChain resolves the fallback providers. A fallback whose key is not

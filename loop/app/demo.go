@@ -43,15 +43,16 @@ func OpenDemo(f Flags, sink loop.Sink) (*Session, error) {
 	s := &Session{Config: cfg, Home: Home(f.Home), Cwd: cwd, Record: rec,
 		Notice: "offline tour: a scripted model drives the real loop with read-only tools on " + cwd}
 	s.Backend.Provider, s.Backend.Model = "demo", "talaria-tour"
+	win := newSteerWindow(time.Second)
 	s.Agent = loop.New(loop.Options{
 		SessionID:     id,
-		Transport:     scripted.New(demoScript(cwd), demoWordDelay),
+		Transport:     scripted.New(demoScript(cwd, win), demoWordDelay),
 		Provider:      "demo",
 		Model:         "talaria-tour",
 		SystemPrompt:  prompt,
 		Tools:         readOnly,
 		ToolEnv:       tools.Env{Cwd: cwd, SessionID: id},
-		Sink:          s.keepTimelines(sink),
+		Sink:          s.keepTimelines(win.watch(sink)),
 		MaxIterations: 8,
 		Retry:         loop.RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 4 * time.Second, RetryAfterCap: time.Minute},
 	})
@@ -61,7 +62,7 @@ func OpenDemo(f Flags, sink loop.Sink) (*Session, error) {
 // demoScript is the tour: a parallel read segment, a 429 with its
 // countdown, an invitation to steer, a repeated failing call that trips the
 // guardrail, and a streamed markdown summary.
-func demoScript(cwd string) scripted.Script {
+func demoScript(cwd string, win *steerWindow) scripted.Script {
 	readme := firstExisting(cwd, "README.md", "README", "readme.md", "go.mod", "main.go")
 	return func(n int, req providers.Request) scripted.Reply {
 		switch n {
@@ -81,6 +82,7 @@ func demoScript(cwd string) scripted.Script {
 		case 3:
 			return scripted.Reply{
 				Text:  "The rate limit passed. **Try steering now:** type something like `focus on the tests` and press Enter while I keep working.",
+				After: win.countdown,
 				Calls: []providers.ToolCall{call("t4", "read_file", `{"path":"docs/ARCHITECTURE.md"}`)},
 			}
 		case 4:

@@ -28,10 +28,12 @@ func TestDemoTourRunsTheRealLoop(t *testing.T) {
 			steerOnce.Do(func() { go a.Steer("focus on the tests") })
 		}
 	}
+	// A long tick: the countdown must end because the steer arrived.
+	win := newSteerWindow(time.Hour)
 	a = loop.New(loop.Options{
-		SessionID: "demo", Transport: scripted.New(demoScript("."), 0), Model: "talaria-tour",
+		SessionID: "demo", Transport: scripted.New(demoScript(".", win), 0), Model: "talaria-tour",
 		SystemPrompt: "tour", Tools: tools.NewRegistry(tools.ReadFileTool{}, tools.SearchFilesTool{}),
-		ToolEnv: tools.Env{Cwd: "."}, Sink: sink, MaxIterations: 8,
+		ToolEnv: tools.Env{Cwd: "."}, Sink: win.watch(sink), MaxIterations: 8,
 		Retry: loop.RetryPolicy{MaxRetries: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RetryAfterCap: time.Minute},
 	})
 	res, err := a.Run(context.Background(), DemoPrompt)
@@ -49,6 +51,44 @@ func TestDemoTourRunsTheRealLoop(t *testing.T) {
 	}
 	if all := strings.Join(contents(a.History()), "\n"); !strings.Contains(all, `Got your steer — \"focus on the tests\"`) && !strings.Contains(all, `Got your steer — "focus on the tests"`) {
 		t.Fatalf("steer not acknowledged:\n%s", all)
+	}
+	if all := strings.Join(contents(a.History()), "\n"); !strings.Contains(all, "Waiting for your steer: 10… steer received") {
+		t.Fatalf("the countdown did not stop at the steer:\n%s", all)
+	}
+}
+
+// TestDemoSteerWindowCountsDown: with no steer the window streams the
+// whole countdown (10 steps, one per tick) and then moves on; a steer
+// queued at any point ends it at once.
+func TestDemoSteerWindowCountsDown(t *testing.T) {
+	win := newSteerWindow(time.Microsecond)
+	var got strings.Builder
+	if err := win.countdown(context.Background(), func(s string) { got.WriteString(s) }); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n\nWaiting for your steer: 10… 9… 8… 7… 6… 5… 4… 3… 2… 1… no steer this time, carrying on."
+	if got.String() != want {
+		t.Fatalf("countdown = %q", got.String())
+	}
+	if demoSteerSeconds < 8 {
+		t.Fatalf("the steering window is %d s, under 8", demoSteerSeconds)
+	}
+
+	win = newSteerWindow(time.Hour)
+	var fwd []string
+	sink := win.watch(func(e loop.Event) { fwd = append(fwd, e.Meta().Type) })
+	sink(&loop.SteerQueued{Header: loop.Header{Type: loop.TypeSteerQueued}, Text: "x"})
+	got.Reset()
+	if err := win.countdown(context.Background(), func(s string) { got.WriteString(s) }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got.String(), "10… steer received, carrying on.") || len(fwd) != 1 {
+		t.Fatalf("steered countdown = %q, forwarded %v", got.String(), fwd)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := newSteerWindow(time.Hour).countdown(ctx, func(string) {}); err == nil {
+		t.Fatal("a cancelled countdown returned no error")
 	}
 }
 

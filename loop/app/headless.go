@@ -66,8 +66,12 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 			return ExitIncomplete
 		}
 		res = r
-		if !o.JSON && res.FinalResponse != "" {
+		switch {
+		case o.JSON || res.FinalResponse == "":
+		case answerOnStdout(res):
 			fmt.Fprintln(o.Stdout, answerText(o.Stdout, s.mask.Mask(res.FinalResponse)))
+		case res.Explanation == "":
+			fmt.Fprintln(o.Stderr, "talaria:", s.mask.Mask(res.FinalResponse))
 		}
 		if !o.JSON {
 			warnCleanup(o.Stderr, res)

@@ -25,7 +25,7 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 	case f.Resume != "":
 		rec, err = s.Store.ResolveSession(f.Resume)
 		if err != nil {
-			return nil, usage("--resume %s: %v", f.Resume, err)
+			return nil, &UsageError{Err: &ResumeError{Ref: f.Resume, Err: err}}
 		}
 	case f.Continue:
 		rec, err = s.Store.LatestSession(s.Cwd)
@@ -159,3 +159,18 @@ func (s *Session) saveTodos(list *tools.TodoList) func(loop.Result) error {
 		return nil
 	}
 }
+
+// ResumeError is a session reference that resolves to no single session.
+// Its Error names the --resume flag (headless and startup report it so);
+// ScreenText says the same without the flag, for /resume inside the TUI.
+type ResumeError struct {
+	Ref string
+	Err error
+}
+
+func (e *ResumeError) Error() string { return "--resume " + e.Ref + ": " + e.Err.Error() }
+
+// ScreenText is the message without CLI flags.
+func (e *ResumeError) ScreenText() string { return "session " + e.Ref + ": " + e.Err.Error() }
+
+func (e *ResumeError) Unwrap() error { return e.Err }

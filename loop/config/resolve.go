@@ -46,6 +46,7 @@ type Backend struct {
 	BaseURL       string
 	APIMode       string
 	APIKeys       []string // the pool, in order; may be empty for local servers
+	APIKeyEnvs    []string // the variables APIKeys came from, for messages
 	ContextLength int
 	MaxTokens     int
 	// ReasoningEffort is model.reasoning_effort ("" off).
@@ -153,6 +154,7 @@ func Resolve(m Model, getenv func(string) string) (Backend, error) {
 			envs = []string{env}
 		}
 	}
+	b.APIKeyEnvs = envs
 	var missing []string
 	for _, e := range envs {
 		if v := getenv(e); v != "" {

@@ -22,6 +22,10 @@ type Reply struct {
 	Calls     []providers.ToolCall
 	// Finish defaults to stop, or tool_calls when Calls is set.
 	Finish string
+	// After, when set, runs once Text has streamed; the text it emits is
+	// streamed at once as more of the answer (a countdown, say). It returns
+	// when ctx ends or it is done.
+	After func(ctx context.Context, emit func(text string)) error
 }
 
 // Script decides the reply to call n (1-based) given the request.
@@ -61,6 +65,17 @@ func (t *Transport) Stream(ctx context.Context, req providers.Request, onDelta f
 	}
 	if err := t.play(ctx, rep.Text, providers.DeltaText, onDelta, &resp.Content); err != nil {
 		return resp, err
+	}
+	if rep.After != nil {
+		emit := func(s string) {
+			resp.Content += s
+			if onDelta != nil {
+				onDelta(providers.Delta{Kind: providers.DeltaText, Text: s})
+			}
+		}
+		if err := rep.After(ctx, emit); err != nil {
+			return resp, err
+		}
 	}
 	for i, c := range rep.Calls {
 		if onDelta != nil {

@@ -62,6 +62,19 @@ func (s *screen) waitFor(text string) {
 	s.t.Fatalf("screen never showed %q:\n%s", text, s.capture())
 }
 
+// waitGone polls the screen until text is no longer on it.
+func (s *screen) waitGone(text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if !strings.Contains(s.capture(), text) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("screen still shows %q:\n%s", text, s.capture())
+}
+
 func (s *screen) keys(k ...string) {
 	args := append([]string{"send-keys", "-t", s.name}, k...)
 	if err := exec.Command("tmux", args...).Run(); err != nil {
@@ -119,14 +132,58 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("approved write not on disk: %q %v", data, err)
 	}
 
+	// A multi-line paste through tmux (which sends CR between lines)
+	// keeps its lines: the placeholder counts them and the model gets LF.
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("log line %d", i))
+	}
+	if out, err := exec.Command("tmux", "set-buffer", "-b", s.name, strings.Join(lines, "\n")).CombinedOutput(); err != nil {
+		t.Fatalf("set-buffer: %v %s", err, out)
+	}
+	s.keys("-l", "explain: ")
+	if out, err := exec.Command("tmux", "paste-buffer", "-p", "-d", "-b", s.name, "-t", s.name).CombinedOutput(); err != nil {
+		t.Fatalf("paste-buffer: %v %s", err, out)
+	}
+	s.waitFor("[pasted 40 lines]")
+	srv.Push(pt.Text("Pasted lines seen."))
+	s.keys("Enter")
+	s.waitFor("Pasted lines seen.")
+	raw = srv.RawRequests()
+	if last := raw[len(raw)-1]; !strings.Contains(last, `log line 1\nlog line 2\n`) || strings.Contains(last, `\r`) {
+		t.Fatalf("the paste lost its line breaks:\n%s", last)
+	}
+
+	// Scrolled up, a sent message and its answer still show: the
+	// screen jumps back to the bottom.
+	var long []string
+	for i := 1; i <= 80; i++ {
+		long = append(long, fmt.Sprintf("answer row %d", i))
+	}
+	srv.Push(pt.Text(strings.Join(long, "\n\n")))
+	s.typeLine("a long answer please")
+	s.waitFor("answer row 80")
+	s.keys("PPage")
+	s.keys("PPage")
+	s.waitGone("answer row 80")
+	srv.Push(pt.Text("The bottom answer."))
+	s.typeLine("and now a short one")
+	s.waitFor("The bottom answer.")
+
 	// Esc interrupts a turn whose model call hangs.
 	never := make(chan struct{})
 	defer close(never)
 	srv.Push(pt.Reply{Chunks: pt.TextChunks("never finished", "stop"), Hold: never})
 	s.typeLine("wait forever")
-	waitRequest(t, srv, 6)
+	waitRequest(t, srv, 9)
 	s.keys("Escape")
 	s.waitFor("interrupted")
+
+	// Ctrl+D on the empty composer quits; the terminal then says how to
+	// continue the session.
+	s.waitFor("Ask anything")
+	s.keys("C-d")
+	s.waitFor("Resume this session with: talaria -r 20")
 }
 
 // waitRequest blocks until the server has received its n-th request.
@@ -142,5 +199,37 @@ func waitRequest(t *testing.T, srv *pt.Server, n int) {
 		case <-timeout:
 			t.Fatalf("request %d never arrived", n)
 		}
+	}
+}
+
+// TestTUITypeahead: what is typed while talaria starts (the terminal
+// still in line mode, Enter arriving as LF) is kept, in order, and the
+// Enter sends it.
+func TestTUITypeahead(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildBinary(t)
+	srv := pt.New(t)
+	srv.Push(pt.Text("Typeahead answered."))
+	home, cwd := t.TempDir(), t.TempDir()
+	name := fmt.Sprintf("talaria-e2e-ta-%d", time.Now().UnixNano())
+	ready := filepath.Join(t.TempDir(), "typed")
+	// The program starts only once the keys below are in the terminal.
+	cmd := fmt.Sprintf("cd %s && while [ ! -e %s ]; do sleep 0.05; done; env -i PATH=%q HOME=%s TERM=xterm-256color NO_COLOR=1 TALARIA_HOME=%s OPENAI_API_KEY=sk-test OPENAI_BASE_URL=%s %s; sleep 60",
+		cwd, ready, os.Getenv("PATH"), home, filepath.Join(home, ".talaria"), srv.URL(), bin)
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	s := &screen{t: t, name: name, cwd: cwd}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	s.keys("-l", "typed before start")
+	s.keys("Enter")
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor("Typeahead answered.")
+	if raw := srv.RawRequests(); len(raw) != 1 || !strings.Contains(raw[0], "typed before start") {
+		t.Fatalf("requests: %q", raw)
 	}
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"talaria/ui"
+)
+
+// subcommandHelp lists the subcommands for --help, in order.
+func subcommandHelp() [][2]string {
+	return [][2]string{
+		{"sessions [--json]", "list sessions: id, title, cwd, updated, messages"},
+		{"sessions rm ID", "delete a session"},
+		{"sessions rename ID TITLE", "rename a session"},
+		{"sessions search QUERY", "search past sessions (--session ID, --limit N, --json)"},
+		{"export ID", "the session's messages as JSON Lines"},
+		{"checkpoints ID [--json]", "the session's turns, their checkpoints and changed files"},
+		{"rewind ID --to TURN", "undo turns: --code, --conversation (default both), --force"},
+		{"timeline ID [--turn N]", "where a turn's time went (--json)"},
+		{"replay FILE", "replay a --record file offline and compare (--fast, --live-tools, --json)"},
+		{"version", "print the version"},
+		{"help", "this help (same as --help)"},
+	}
+}
+
+// flagArgNames names the argument of the string flags in --help.
+func flagArgNames() map[string]string {
+	return map[string]string{"r": "ID", "resume": "ID", "base-url": "URL", "config": "FILE", "cwd": "DIR",
+		"home": "DIR", "model": "NAME", "provider": "NAME", "theme": "NAME", "record": "FILE", "sandbox": "MODE"}
+}
+
+// writeHelp prints the usage, subcommands, flags and slash commands:
+// `talaria --help`, `-h` and `talaria help`.
+func writeHelp(w io.Writer) {
+	fmt.Fprintf(w, `%s: a full-screen terminal coding agent
+
+Usage:
+  talaria [flags]              full-screen TUI in the current directory, new session
+  talaria -c                   continue the most recent session of this directory
+  talaria -r ID                continue session ID (a unique prefix, its suffix or its title)
+  talaria -p PROMPT [--json]   one turn headless: the answer on stdout (-p - reads stdin)
+  talaria --demo               the offline tour (no provider needed)
+  talaria COMMAND [args]
+
+Commands:
+`, version)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range subcommandHelp() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c[0], c[1])
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "\nFlags:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defineFlags(&options{}).VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		switch arg {
+		case "value":
+			arg = "PROMPT"
+		case "string":
+			arg = flagArgNames()[f.Name]
+			if arg == "" {
+				arg = strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+			}
+		case "int":
+			arg = "N"
+		}
+		if arg != "" {
+			name += " " + arg
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, usage)
+	})
+	_ = tw.Flush()
+	fmt.Fprintln(w, "\nSlash commands (in the TUI):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range ui.CommandHelp() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c[0], c[1])
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\nConfig: $TALARIA_HOME/config.yaml (default ~/.talaria); keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, %s\n",
+		strings.Join([]string{"OPENROUTER_API_KEY", "GEMINI_API_KEY"}, ", "))
+}

@@ -1,0 +1,170 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// commandAliases maps the names Claude Code and Codex users type to ours
+// (CONTRACT.md, "Command aliases").
+func commandAliases() map[string]string {
+	return map[string]string{"clear": "new", "compact": "compress", "cost": "usage", "exit": "quit"}
+}
+
+// unknownCommandText answers a command that is not one: the closest known
+// name (or alias) when one is close enough, else a pointer to /help.
+func unknownCommandText(name string) string {
+	if s := suggestCommand(name); s != "" {
+		return fmt.Sprintf("unknown command /%s · did you mean /%s? · /help lists the commands", name, s)
+	}
+	return fmt.Sprintf("unknown command /%s · /help lists the commands", name)
+}
+
+// suggestCommand returns the known command or alias nearest to name by
+// edit distance, when it is within a third of the name's length (at
+// least 2), or one that name is a prefix of.
+func suggestCommand(name string) string {
+	name = strings.ToLower(name)
+	var names []string
+	for _, c := range commandList() {
+		names = append(names, c.name)
+	}
+	for a := range commandAliases() {
+		names = append(names, a)
+	}
+	sort.Strings(names) // ties go to the alphabetically first
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		d := editDistance(name, n)
+		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if bestD <= max(2, len([]rune(name))/3) {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// statusText is /status: the session, model, working directory, context
+// use and the settings that change what keys do.
+func (m *Model) statusText() string {
+	var b strings.Builder
+	b.WriteString("status")
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "\n  %-10s %s", k, v)
+		}
+	}
+	sess := m.ses.id
+	if m.ses.title != "" {
+		sess += " · " + m.ses.title
+	}
+	row("session", or(sess, "(none)"))
+	model := m.ses.model
+	if m.ses.provider != "" {
+		model = m.ses.provider + "/" + model
+	}
+	row("model", or(model, "(no provider configured)"))
+	row("cwd", m.ses.cwd)
+	u := m.ses.usage
+	u.Add(m.ses.turnUsage)
+	row("tokens", fmt.Sprintf("input %s · output %s", fmtTokens(u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens), fmtTokens(u.OutputTokens)))
+	if pct, ok := m.contextPercent(); ok {
+		row("context", fmt.Sprintf("%d%% of %s", pct, fmtTokens(m.opts.ContextLength)))
+	}
+	row("enter busy", or(m.opts.BusyInputMode, BusySteer)+" (display.busy_input_mode)")
+	state := "idle"
+	if m.turn.busy {
+		state = "a turn is running"
+	}
+	row("state", state)
+	return b.String()
+}
+
+// initPrompt is the request /init sends: the model surveys the project
+// with its tools and writes AGENTS.md (through the usual write approval),
+// as Claude Code's and Codex's /init do.
+const initPrompt = "/init: create AGENTS.md in the working directory, a concise guide for coding agents working on this project. " +
+	"First survey the project with the read-only tools: README, build and dependency files, the directory layout, test, lint and CI setup. " +
+	"Then write AGENTS.md with: what the project is; the exact commands to build, run and test it; the code layout; " +
+	"the conventions you can see in the code (style, naming, error handling, tests, commit messages). " +
+	"Keep it under about 150 lines and state only what you verified. If AGENTS.md already exists, improve it and keep what is still correct."
+
+// initProject runs /init as a model turn; while one runs it says so
+// instead of queueing a second survey.
+func (m *Model) initProject() tea.Cmd {
+	if m.turn.busy {
+		m.notice(noticeWarn, "/init refused: a turn is running · esc interrupts it, then run /init again")
+		return nil
+	}
+	return m.startTurn(initPrompt)
+}
+
+// CommandHelp lists the slash commands as (synopsis, description) pairs,
+// aliases last, for `talaria --help`.
+func CommandHelp() [][2]string {
+	var out [][2]string
+	for _, c := range commandList() {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		out = append(out, [2]string{name, c.desc})
+	}
+	aliases := commandAliases()
+	names := make([]string, 0, len(aliases))
+	for a := range aliases {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		out = append(out, [2]string{"/" + a, "same as /" + aliases[a]})
+	}
+	return out
+}
+
+// refusedBusy says that what (a command) did not run because a turn is
+// running, and what the user can do: interrupt, or queue it with Tab to
+// run after the turn (the queue runs commands too). Nothing is promised
+// that does not happen.
+func refusedBusy(what string) string {
+	return what + " refused: a turn is running · interrupt it first (esc or /stop), or press tab on it to run it after the turn"
+}
+
+// refusedPending says that what did not run because another session
+// command has not finished.
+func refusedPending(what, pending string) string {
+	return what + " refused: /" + pending + " is still running · try again when it ends"
+}
+
+// noProviderModelText is /model when no provider is configured yet.
+const noProviderModelText = "no provider yet · /model PROVIDER/NAME picks one, e.g. /model openai/gpt-4.1, /model anthropic/claude-sonnet-4-5 or /model ollama/llama3.2 (its key variable must be set: OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) · /sessions browses past sessions"

@@ -1,0 +1,250 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"talaria/themes"
+	"talaria/tools"
+)
+
+// The kinds of completion the popup offers.
+const (
+	completeCommand = iota // a slash command name
+	completeTheme          // /theme NAME
+	completeFile           // @path
+)
+
+// Limits of the @path completion.
+const (
+	maxListedFiles   = 20000     // files listed from the working directory
+	maxFileMatches   = 50        // rows offered for one prefix
+	maxAttachedBytes = 256 << 10 // of one attached file
+)
+
+// completion is one row of the popup: what it shows and the whole input
+// text taking it leaves in the composer.
+type completion struct {
+	kind  int
+	name  string // the command, theme or path
+	label string
+	desc  string
+	text  string
+}
+
+// fileList is the working directory's files for @path completion,
+// listed once, in the background, the first time an @ is typed.
+type fileList struct {
+	state int // 0 not listed, 1 listing, 2 listed
+	files []string
+	err   error
+}
+
+// completions lists what the input being typed can complete to: a
+// command name after "/", a theme after "/theme ", a file after "@" at
+// the end of the input.
+func (m *Model) completions() []completion {
+	if m.comp.search.active {
+		return nil
+	}
+	v := m.comp.value()
+	if strings.Contains(v, "\n") && !strings.Contains(lastWord(v), "@") {
+		return nil
+	}
+	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n") {
+		var out []completion
+		for _, c := range m.matches() {
+			label := "/" + c.name
+			if c.args != "" {
+				label += " " + c.args
+			}
+			text := "/" + c.name
+			if c.args != "" {
+				text += " "
+			}
+			out = append(out, completion{kind: completeCommand, name: c.name, label: label, desc: c.desc, text: text})
+		}
+		return out
+	}
+	if rest, ok := cutPrefixFold(v, "/theme "); ok && !strings.ContainsAny(rest, " \n") {
+		return themeCompletions(rest)
+	}
+	if w := lastWord(v); strings.HasPrefix(w, "@") {
+		return m.fileCompletions(v[:len(v)-len(w)], w[1:])
+	}
+	return nil
+}
+
+// themeCompletions lists the themes starting with prefix.
+func themeCompletions(prefix string) []completion {
+	var out []completion
+	for _, name := range append(themes.Names(), themes.Auto) {
+		if strings.HasPrefix(name, strings.ToLower(prefix)) && name != prefix {
+			out = append(out, completion{kind: completeTheme, name: name, label: name, desc: "theme", text: "/theme " + name})
+		}
+	}
+	return out
+}
+
+// fileCompletions lists the listed files matching what follows the @:
+// paths starting with it first, then paths containing it.
+func (m *Model) fileCompletions(before, q string) []completion {
+	fl := &m.comp.files
+	if fl.state != 2 {
+		return nil
+	}
+	lq := strings.ToLower(q)
+	var first, then []string
+	for _, f := range fl.files {
+		lf := strings.ToLower(f)
+		switch {
+		case strings.HasPrefix(lf, lq):
+			first = append(first, f)
+		case strings.Contains(lf, lq):
+			then = append(then, f)
+		}
+		if len(first) >= maxFileMatches {
+			break
+		}
+	}
+	matched := append(first, then...)
+	if len(matched) > maxFileMatches {
+		matched = matched[:maxFileMatches]
+	}
+	out := make([]completion, 0, len(matched))
+	for _, f := range matched {
+		if f == q {
+			continue // already complete
+		}
+		out = append(out, completion{kind: completeFile, name: f, label: "@" + f, desc: "file", text: before + "@" + f + " "})
+	}
+	return out
+}
+
+// ensureFileList starts listing the working directory once an @ has
+// been typed.
+func (m *Model) ensureFileList() tea.Cmd {
+	if m.comp.files.state != 0 || !strings.Contains(lastWord(m.comp.value()), "@") {
+		return nil
+	}
+	m.comp.files.state = 1
+	root := or(m.ses.cwd, m.opts.Cwd)
+	ctx := m.ctx
+	return func() tea.Msg {
+		files, _, err := listFiles(ctx, root)
+		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			m.comp.files = fileList{state: 2, files: files, err: err}
+			m.ui.popupClosed = false
+			m.chromeDirty = true
+			return nil
+		}}
+	}
+}
+
+// listFiles lists root for completion; a missing root lists nothing.
+func listFiles(ctx context.Context, root string) ([]string, bool, error) {
+	if root == "" {
+		return nil, false, nil
+	}
+	files, truncated, err := tools.ListFiles(ctx, root, maxListedFiles)
+	sort.Strings(files)
+	return files, truncated, err
+}
+
+// attachFile reads a file completion's file in the background; the text
+// goes with the next message sent (see withAttachments).
+func (m *Model) attachFile(c completion) tea.Cmd {
+	if c.kind != completeFile {
+		return nil
+	}
+	root := or(m.ses.cwd, m.opts.Cwd)
+	path := c.name
+	return func() tea.Msg {
+		text, err := readAttachment(filepath.Join(root, filepath.FromSlash(path)))
+		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			if err != nil {
+				m.notice(noticeWarn, fmt.Sprintf("@%s is not attached: %v", path, err))
+				return nil
+			}
+			if m.comp.attach == nil {
+				m.comp.attach = map[string]string{}
+			}
+			m.comp.attach[path] = text
+			return nil
+		}}
+	}
+}
+
+// readAttachment reads a text file, at most maxAttachedBytes of it.
+func readAttachment(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, maxAttachedBytes+1)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", err
+	}
+	buf = buf[:n]
+	if bytes.IndexByte(buf, 0) >= 0 {
+		return "", fmt.Errorf("a binary file")
+	}
+	text := string(buf)
+	if n > maxAttachedBytes {
+		text = string(buf[:maxAttachedBytes]) + "\n[… cut at 256 KiB]"
+	}
+	return text, nil
+}
+
+// withAttachments adds to text being sent the output of the !commands
+// run since the last message (before it) and the files its @paths name
+// that were attached through the completion (after it; the last input's,
+// handed over when the composer was emptied). The screen shows text as
+// typed; the model gets the rest too, as Claude Code's ! and @ do.
+func (c *composer) withAttachments(text string) string {
+	att, shell := c.sentAttach, c.shellOut
+	c.sentAttach, c.shellOut = nil, nil
+	if len(shell) > 0 {
+		text = "Output of the commands I ran:\n" + strings.Join(shell, "\n") + "\n\n" + text
+	}
+	if len(att) == 0 {
+		return text
+	}
+	paths := make([]string, 0, len(att))
+	for p := range att {
+		if strings.Contains(text, "@"+p) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	b.WriteString(text)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", p, strings.TrimRight(att[p], "\n"))
+	}
+	return b.String()
+}
+
+// lastWord is the text after the last space or newline.
+func lastWord(s string) string {
+	return s[strings.LastIndexAny(s, " \n\t")+1:]
+}
+
+// cutPrefixFold is strings.CutPrefix, ignoring ASCII case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}

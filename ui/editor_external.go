@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// openEditor edits the draft in $VISUAL or $EDITOR (vi when neither is
+// set), as Ctrl+G does in Codex: the draft goes to a temporary file, the
+// screen hands the terminal to the editor, and what was saved comes back
+// as the draft. An editor that fails keeps the old draft.
+func (m *Model) openEditor() tea.Cmd {
+	draft := m.comp.expanded()
+	editor := strings.TrimSpace(or(os.Getenv("VISUAL"), os.Getenv("EDITOR")))
+	if editor == "" {
+		editor = "vi"
+	}
+	return func() tea.Msg {
+		path, cmd, err := prepareEdit(draft, editor)
+		if err != nil {
+			return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("ctrl+g", err) }}
+		}
+		return commandResultMsg{apply: func(*Model) tea.Cmd { return tea.ExecProcess(cmd, editDone(path)) }}
+	}
+}
+
+// prepareEdit writes draft to a temporary file and builds the editor
+// command for it. The editor setting may carry arguments ("code -w"):
+// the shell splits it, and the path goes as "$1".
+func prepareEdit(draft, editor string) (string, *exec.Cmd, error) {
+	f, err := os.CreateTemp("", "talaria-draft-*.md")
+	if err != nil {
+		return "", nil, err
+	}
+	_, err = f.WriteString(draft)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", nil, err
+	}
+	return f.Name(), exec.Command("sh", "-c", editor+` "$1"`, "talaria-editor", f.Name()), nil
+}
+
+// editDone reads the edited draft back (and removes the file) once the
+// editor exits.
+func editDone(path string) func(error) tea.Msg {
+	return func(err error) tea.Msg {
+		data, rerr := os.ReadFile(path)
+		_ = os.Remove(path)
+		if err == nil {
+			err = rerr
+		}
+		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			if err != nil {
+				return m.reportErr("ctrl+g: the editor", err)
+			}
+			m.comp.setText(strings.TrimRight(normalizeNewlines(string(data)), "\n"))
+			m.comp.pastes = nil
+			m.chromeDirty, m.inputDirty = true, true
+			return nil
+		}}
+	}
+}
