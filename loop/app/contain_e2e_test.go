@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"talaria/tools/sandbox/sandboxtest"
 	"testing"
 
 	pt "talaria/providers/providertest"
@@ -248,19 +249,10 @@ func TestContainMasksKeyIn401(t *testing.T) {
 }
 
 // notUnderTmp makes a directory outside /tmp (which workspace-write may
-// write), in the package directory.
+// write), see sandboxtest.Scratch.
 func notUnderTmp(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := os.MkdirTemp(wd, ".sbx-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
+	return sandboxtest.Scratch(t, ".sbx-e2e-")
 }
 
 // TestSandboxEndToEnd: in ask mode with the sandbox, a non-destructive

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"talaria/tools/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary serve as the sandbox helper, as the
@@ -47,17 +49,8 @@ func runIn(t testing.TB, s *Sandbox, dir, script string) (string, bool) {
 // tree makes a working directory with a .git and a nested repository, a
 // $TALARIA_HOME inside it, and a directory beside it.
 func tree(t *testing.T) (cwd, outside, home string) {
-	// t.TempDir lies under /tmp, which workspace-write may write: the
-	// tree goes in the package directory (the test's working directory).
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.MkdirTemp(wd, ".sbx-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	// t.TempDir lies under /tmp, which workspace-write may write.
+	base := sandboxtest.Scratch(t, ".sbx-test-")
 	cwd, outside, home = filepath.Join(base, "cwd"), filepath.Join(base, "outside"), filepath.Join(base, "cwd", ".talaria")
 	for _, d := range []string{cwd + "/.git/hooks", cwd + "/vendor/lib/.git", outside, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

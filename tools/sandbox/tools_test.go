@@ -10,18 +10,14 @@ import (
 
 	"talaria/tools"
 	"talaria/tools/sandbox"
+	"talaria/tools/sandbox/sandboxtest"
 )
 
 // TestToolsUnderSandbox drives terminal and process through the sandbox:
 // a timed-out command and a killed background process leave nothing
 // behind, and a write the sandbox stopped says so.
 func TestToolsUnderSandbox(t *testing.T) {
-	wd, _ := os.Getwd()
-	base, err := os.MkdirTemp(wd, ".sbx-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
+	base := sandboxtest.Scratch(t, ".sbx-test-")
 	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Cwd: base})
 	if err != nil {
 		t.Skipf("no sandbox here: %v", err)
@@ -36,7 +32,7 @@ func TestToolsUnderSandbox(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "timed out") {
 		t.Fatalf("timeout: %q", res.Output)
 	}
-	res = reg.Call(ctx, env, "terminal", `{"command":"touch `+filepath.Join(filepath.Dir(wd), "sbx-outside")+`"}`)
+	res = reg.Call(ctx, env, "terminal", `{"command":"touch `+filepath.Join(sandboxtest.Scratch(t, ".sbx-outside-"), "x")+`"}`)
 	if !strings.Contains(res.Output, "probably stopped it") {
 		t.Errorf("outside write: %q", res.Output)
 	}
