@@ -100,7 +100,7 @@ func (t *turn) emitPlan(batch []tools.BatchCall, segs []tools.Segment) {
 	for i, sg := range segs {
 		infos := make([]ToolCallInfo, len(sg.Calls))
 		for j, idx := range sg.Calls {
-			infos[j] = ToolCallInfo{ID: batch[idx].ID, Name: batch[idx].Name}
+			infos[j] = ToolCallInfo{ID: batch[idx].ID, Name: batch[idx].Name, Arguments: batch[idx].Arguments}
 		}
 		out[i] = PlannedSegment{Mode: sg.Mode(), Calls: infos}
 	}
