@@ -42,7 +42,7 @@ func TestParseCommand(t *testing.T) {
 
 func TestHelpAndUnknown(t *testing.T) {
 	h := newHarness(t)
-	h.size(80, 50)
+	h.size(80, 90)
 	h.command("/help")
 	contains(t, h.screen(), "shift+enter/ctrl+j", "/resume [ID]", "while a turn runs, enter does: steer")
 	h.command("/frobnicate")
