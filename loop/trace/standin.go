@@ -21,27 +21,37 @@ func (s *standIn) Schema() json.RawMessage { return s.def.Schema }
 
 // Run returns the recorded result of the first unused recorded call with
 // this name and these arguments; a call the recording does not have is a
-// divergence.
+// divergence, reported against the closest recorded call.
 func (s *standIn) Run(ctx context.Context, env *tools.Env, args json.RawMessage) tools.Result {
 	r := s.r
 	r.mu.Lock()
-	found, firstUnused := -1, -1
+	found, closest, closeness := -1, -1, 0
 	for i, l := range r.tools {
 		if r.used[i] || l.Turn != r.turn && l.Turn != 0 {
 			continue
 		}
-		if firstUnused < 0 {
-			firstUnused = i
-		}
-		if l.Name == s.def.Name && sameArgs(l.Arguments, string(args)) {
+		sameName, same := l.Name == s.def.Name, sameArgs(l.Arguments, string(args))
+		if sameName && same {
 			found = i
 			break
+		}
+		// The recorded call to name when this one has none: the same
+		// arguments under another name first, then the same name, then
+		// the first unused call (parallel calls may start in any order).
+		c := 1
+		if same {
+			c = 3
+		} else if sameName {
+			c = 2
+		}
+		if c > closeness {
+			closest, closeness = i, c
 		}
 	}
 	if found < 0 {
 		rec := "no further tool call"
-		if firstUnused >= 0 {
-			l := r.tools[firstUnused]
+		if closest >= 0 {
+			l := r.tools[closest]
 			rec = l.Name + " " + clip(l.Arguments, 200)
 		}
 		r.diverge(&Divergence{Kind: "tool", Turn: r.turn, Recorded: rec, Replayed: s.def.Name + " " + clip(string(args), 200)})
