@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"talaria/providers"
 )
@@ -15,9 +16,19 @@ import (
 // one that changed (edited, compressed away, shifted) is encoded again.
 // Comparing strings that share their bytes is O(1), so a lookup costs
 // almost nothing for the history the loop hands back unchanged.
+//
+// A request that is AppendOnly (providers.Request) and whose message list
+// has the backing array of the last one skips the comparison of the
+// messages both share, but for the first (a fallback may rewrite the
+// system message in place): its maker never writes a slot it handed out.
+// data holds that array (a real pointer, so the array is not freed and its
+// address cannot be reused by another) and is nil when the last request
+// was not AppendOnly or failed to encode.
 type msgCache struct {
 	mu      sync.Mutex
 	entries []cacheEntry
+	data    *providers.Message
+	extra   bool // withExtra of the request data is from
 }
 
 // cacheEntry is one encoded message. src holds copies of the tool-call
@@ -66,12 +77,21 @@ func snapshot(m *providers.Message) providers.Message {
 // JSON object), encoding only the messages the cache does not hold. sent
 // holds the images to send with each tool message (nil for none); they go
 // in a user message after the last tool message of their batch.
-func (c *msgCache) assemble(msgs []providers.Message, sent [][]providers.Image, withExtra bool, head []byte) ([]byte, error) {
+func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]providers.Image, withExtra bool, head []byte) ([]byte, error) {
 	if len(head) < 2 || head[0] != '{' {
 		return nil, fmt.Errorf("encode the request: head %q is not a JSON object", head)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	trust := 0 // msgs[1:trust] are the messages entries[1:trust] were made from
+	var data *providers.Message
+	if appendOnly && len(msgs) > 0 {
+		data = unsafe.SliceData(msgs)
+		if data == c.data && withExtra == c.extra {
+			trust = min(len(msgs), len(c.entries))
+		}
+	}
+	c.data, c.extra = nil, withExtra // set again once every entry is made
 	if cap(c.entries) < len(msgs) {
 		grown := make([]cacheEntry, len(c.entries), len(msgs))
 		copy(grown, c.entries)
@@ -85,7 +105,7 @@ func (c *msgCache) assemble(msgs []providers.Message, sent [][]providers.Image, 
 	var batch []imageRef // the images of the tool messages of the batch so far
 	for i := range msgs {
 		m, e := &msgs[i], &c.entries[i]
-		if e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m) {
+		if (i == 0 || i >= trust) && (e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m)) {
 			v, skip, err := toWire(i, m, withExtra)
 			if err != nil {
 				e.raw, e.skip = nil, false
@@ -107,6 +127,7 @@ func (c *msgCache) assemble(msgs []providers.Message, sent [][]providers.Image, 
 		}
 		size += len(e.raw) + len(e.images) + 2
 	}
+	c.data = data
 	out := make([]byte, 0, size)
 	out = append(out, `{"messages":[`...)
 	first := true

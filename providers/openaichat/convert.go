@@ -172,7 +172,7 @@ func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	return t.cache.assemble(req.Messages, sentImages(head.Model, req.Messages), t.replayExtra, rawHead)
+	return t.cache.assemble(req.Messages, req.AppendOnly, sentImages(head.Model, req.Messages), t.replayExtra, rawHead)
 }
 
 // refusesMaxTokens reports the OpenAI reasoning models for which the API

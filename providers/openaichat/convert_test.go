@@ -179,7 +179,7 @@ func encodeMessages(t *testing.T, tr *chatTransport, msgs []providers.Message) (
 	if tr.cache == nil {
 		tr.cache = &msgCache{}
 	}
-	raw, err := tr.cache.assemble(msgs, nil, tr.replayExtra, []byte(`{"model":"m"}`))
+	raw, err := tr.cache.assemble(msgs, false, nil, tr.replayExtra, []byte(`{"model":"m"}`))
 	if err != nil {
 		return nil, err
 	}
