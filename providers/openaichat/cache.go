@@ -29,6 +29,14 @@ type msgCache struct {
 	entries []cacheEntry
 	data    *providers.Message
 	extra   bool // withExtra of the request data is from
+	// buf is the last body's buffer and open the number of its users (the
+	// body until released, and each reader the HTTP client has not closed
+	// yet; cache_body.go): it is written again only when that is 0, else
+	// the next body gets a new buffer. gen numbers the buffers, so a user
+	// of an older one does not count against this one.
+	buf  []byte
+	open int
+	gen  uint64
 }
 
 // cacheEntry is one encoded message. src holds copies of the tool-call
@@ -77,7 +85,7 @@ func snapshot(m *providers.Message) providers.Message {
 // JSON object), encoding only the messages the cache does not hold. sent
 // holds the images to send with each tool message (nil for none); they go
 // in a user message after the last tool message of their batch.
-func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]providers.Image, withExtra bool, head []byte) ([]byte, error) {
+func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]providers.Image, withExtra bool, head []byte) (*reqBody, error) {
 	if len(head) < 2 || head[0] != '{' {
 		return nil, fmt.Errorf("encode the request: head %q is not a JSON object", head)
 	}
@@ -128,7 +136,11 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]
 		size += len(e.raw) + len(e.images) + 2
 	}
 	c.data = data
-	out := make([]byte, 0, size)
+	out := c.buf[:0]
+	if c.open > 0 || cap(out) < size || cap(out) > 2*size+1<<16 {
+		out = make([]byte, 0, size+size/8) // room for the history to grow
+		c.gen++
+	}
 	out = append(out, `{"messages":[`...)
 	first := true
 	for i := range c.entries {
@@ -149,5 +161,7 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]
 	if len(head) > 2 {
 		out = append(out, ',')
 	}
-	return append(out, head[1:]...), nil
+	out = append(out, head[1:]...)
+	c.buf, c.open = out, 1
+	return &reqBody{c: c, data: out, gen: c.gen}, nil
 }
