@@ -42,6 +42,30 @@ type msgCache struct {
 	// them has images.
 	ends   []int
 	images bool
+	// noneSent is whether the last request sent no image at all.
+	noneSent bool
+}
+
+// pickImages returns pick's choice for msgs, whose [1, trust) are the
+// messages of the last request. When that request sent no image, pick
+// sees only msgs[trust:]: a trusted message's images, not chosen last time
+// while nothing else took the budget, are not chosen now that later
+// images take some (providers.ImageBudget picks from the end), and a
+// first message that is not a tool result has none to send.
+func (c *msgCache) pickImages(msgs []providers.Message, trust int, pick func([]providers.Message) [][]providers.Image) [][]providers.Image {
+	if pick == nil {
+		return nil
+	}
+	if trust <= 1 || !c.noneSent || msgs[0].Role == providers.RoleTool {
+		return pick(msgs)
+	}
+	part := pick(msgs[trust:])
+	if part == nil {
+		return nil
+	}
+	sent := make([][]providers.Image, len(msgs))
+	copy(sent[trust:], part)
+	return sent
 }
 
 // cacheEntry is one encoded message. src holds copies of the tool-call
@@ -87,16 +111,17 @@ func snapshot(m *providers.Message) providers.Message {
 }
 
 // assemble writes {"messages":[m1,m2,…], followed by the fields of head (a
-// JSON object), encoding only the messages the cache does not hold. sent
-// holds the images to send with each tool message (nil for none); they go
-// in a user message after the last tool message of their batch.
+// JSON object), encoding only the messages the cache does not hold. pick
+// (nil for none) chooses the images to send with each tool message of a
+// list (sentImages; nil for none); they go in a user message after the
+// last tool message of their batch.
 //
 // For an AppendOnly request on the last one's array, the messages both
 // share (but the first) are not compared; when neither request sends
 // images they are not visited at all. When the last body's buffer is free
 // again, the bytes of the messages up to the first one that changed are
 // left where they are, so a call writes what the history gained.
-func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]providers.Image, withExtra bool, head []byte) (*reqBody, error) {
+func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, pick func([]providers.Message) [][]providers.Image, withExtra bool, head []byte) (*reqBody, error) {
 	if len(head) < 2 || head[0] != '{' {
 		return nil, fmt.Errorf("encode the request: head %q is not a JSON object", head)
 	}
@@ -111,6 +136,7 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]
 			trust = min(len(msgs), len(c.entries), len(ends))
 		}
 	}
+	sent := c.pickImages(msgs, trust, pick)
 	// start is the first entry after the first that must be visited: none
 	// of [1, start) changes its bytes or images.
 	start := 1
@@ -206,5 +232,6 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, sent [][]
 	}
 	out = append(out, head[1:]...)
 	c.buf, c.open, c.data, c.images, c.ends = out, 1, data, images, ends
+	c.noneSent = sent == nil
 	return &reqBody{c: c, data: out, gen: c.gen}, nil
 }

@@ -181,7 +181,8 @@ func (t *chatTransport) encodeBody(req providers.Request) (*reqBody, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	return t.cache.assemble(req.Messages, req.AppendOnly, sentImages(head.Model, req.Messages), t.replayExtra, rawHead)
+	pick := func(msgs []providers.Message) [][]providers.Image { return sentImages(head.Model, msgs) }
+	return t.cache.assemble(req.Messages, req.AppendOnly, pick, t.replayExtra, rawHead)
 }
 
 // refusesMaxTokens reports the OpenAI reasoning models for which the API
