@@ -201,7 +201,7 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, pick func
 	}
 	out := c.buf[:0]
 	if c.open > 0 || cap(out) < size || cap(out) > 2*size+1<<16 {
-		out = make([]byte, 0, size+size/8) // room for the history to grow
+		out = make([]byte, 0, size+size/8+4096) // room for the history to grow
 		c.gen++
 		same = 0
 	}
