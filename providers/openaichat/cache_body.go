@@ -33,7 +33,8 @@ func (b *reqBody) Open() io.ReadCloser {
 }
 
 // Release ends the body's own use of the buffer; its open readers keep
-// theirs. Call it once the request was sent (Do returned).
+// theirs. Call it once Do returned: net/http opens readers (GetBody) only
+// within Do, and no reader may be opened after Release.
 func (b *reqBody) Release() { b.once.Do(func() { b.use(-1) }) }
 
 // Bytes gives the body's bytes away for good: the cache writes no later
