@@ -30,6 +30,18 @@ import (
 //   - The request's slice has cap == len, so a consumer that appends to
 //     req.Messages (or takes a sub-slice and appends) gets a new array and
 //     cannot write the view's spare capacity.
+//   - Copy-on-write: the view never writes a slot of an array it has
+//     handed out (handed counts them). A change to a slot already handed
+//     out — a new or restored system message, a message pushed over a
+//     history cut shorter, a rebuild after changed() — moves the view to a
+//     new array first. So a slot at the same address in a later request
+//     holds the same message, which the request states with
+//     providers.Request.AppendOnly and which lets a wire skip re-checking
+//     the messages it encoded on the last call (openaichat's msgCache).
+//     The one writer of a handed slot outside the view is fallback, which
+//     rewrites the system message (slot 0) of the request it retries;
+//     AppendOnly leaves slot 0 to be re-checked, and the next sync, seeing
+//     slot 0 differ from the system prompt, copies before restoring it.
 type requestView struct {
 	msgs    []providers.Message // [system] + history[:n]
 	tokens  []int               // compress.MessageTokens of each msgs entry
@@ -40,6 +52,9 @@ type requestView struct {
 	gen     uint64              // bumped by changed(); seen is its value at sync
 	seen    uint64
 	sysText string // the system prompt tokens[0] counts
+	// handed is how many slots of msgs' array have been handed out in a
+	// request: they are never written again (copy-on-write).
+	handed int
 	// priming is compress.Estimate's fixed cost of a non-empty message list.
 	priming int
 }
@@ -65,6 +80,9 @@ func (v *requestView) sync(history []providers.Message, sysPrompt string) []prov
 	case !valid:
 		v.truncate(0)
 		v.n = 0
+		if v.handed > 0 {
+			v.msgs, v.handed = make([]providers.Message, 0, cap(v.msgs)), 0
+		}
 	case len(history) < v.n:
 		// Cut shorter in place: what is left is unchanged (an edit would
 		// have called changed).
@@ -73,12 +91,14 @@ func (v *requestView) sync(history []providers.Message, sysPrompt string) []prov
 	}
 	v.seen, v.hist, v.sys = v.gen, data, off == 1
 	if off == 1 {
-		// Slot 0 is set afresh each call: a consumer may have rewritten it
-		// (a fallback puts the new runtime lines in the request it retries).
+		// Slot 0 is checked each call: a consumer may have rewritten it (a
+		// fallback puts the new runtime lines in the request it retries),
+		// and the prompt may have changed.
 		sys := providers.Message{Role: providers.RoleSystem, Content: sysPrompt}
 		if len(v.msgs) == 0 {
 			v.push(sys)
-		} else {
+		} else if !isSystem(&v.msgs[0], sysPrompt) {
+			v.own(1)
 			v.msgs[0] = sys
 		}
 		v.recountSystem(sysPrompt)
@@ -87,7 +107,27 @@ func (v *requestView) sync(history []providers.Message, sysPrompt string) []prov
 		v.push(m)
 	}
 	v.n = len(history)
+	v.handed = max(v.handed, len(v.msgs))
 	return v.msgs[:len(v.msgs):len(v.msgs)]
+}
+
+// isSystem reports whether m is exactly the system message of prompt.
+func isSystem(m *providers.Message, prompt string) bool {
+	return m.Role == providers.RoleSystem && m.Content == prompt && m.ToolCalls == nil && m.ToolCallID == "" &&
+		m.ToolName == "" && m.Images == nil && m.Reasoning == "" && m.ReasoningReplay == nil &&
+		m.FinishReason == "" && m.Timestamp == 0 && m.Internal == nil
+}
+
+// own makes slots [0, end) of msgs writable: when one of them was handed
+// out, the view moves to a new array (copy-on-write), leaving the old one
+// to the requests that hold it.
+func (v *requestView) own(end int) {
+	if end > v.handed {
+		return
+	}
+	fresh := make([]providers.Message, len(v.msgs), max(cap(v.msgs), len(v.msgs)+1))
+	copy(fresh, v.msgs)
+	v.msgs, v.handed = fresh, 0
 }
 
 // recountSystem makes tokens[0] the estimate of a system message holding
@@ -105,19 +145,21 @@ func (v *requestView) recountSystem(text string) {
 
 // push appends one message to the view.
 func (v *requestView) push(m providers.Message) {
+	v.own(len(v.msgs) + 1)
 	v.msgs = append(v.msgs, m)
 	tok := compress.MessageTokens(&v.msgs[len(v.msgs)-1])
 	v.tokens = append(v.tokens, tok)
 	v.sum += tok
 }
 
-// truncate keeps the first n entries of the view, clearing the rest so the
-// dropped messages can be freed.
+// truncate keeps the first n entries of the view, clearing the rest that
+// were never handed out so the dropped messages can be freed (handed ones
+// are left as they are, and go with their array at the next copy).
 func (v *requestView) truncate(n int) {
 	for _, t := range v.tokens[n:] {
 		v.sum -= t
 	}
-	clear(v.msgs[n:])
+	clear(v.msgs[max(n, min(v.handed, len(v.msgs))):])
 	v.msgs, v.tokens = v.msgs[:n], v.tokens[:n]
 }
 

@@ -15,16 +15,31 @@ import (
 // the system message plus the history, and its estimate compress.Estimate's,
 // through growth, edits reported with changed, a history cut shorter in
 // place or replaced, a new system prompt, a consumer rewriting the system
-// message or appending to the list, and random steps.
+// message or appending to the list, and random steps; and that no list it
+// handed out is ever written by a later sync (copy-on-write), which
+// providers.Request.AppendOnly promises.
 func TestRequestViewMatchesHistory(t *testing.T) {
 	var v requestView
 	tools := []providers.ToolSpec{{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}}
 	hist := history(40)
 	sys := "You are talaria."
 	var got []providers.Message
+	// handed are the latest lists sync returned, each with a copy of what
+	// it held then: copy-on-write means sync never writes them again.
+	type handout struct{ list, was []providers.Message }
+	var handed []handout
 	check := func(step string) {
 		t.Helper()
+		for _, h := range handed {
+			if !reflect.DeepEqual(h.list, h.was) {
+				t.Fatalf("%s: sync wrote a list it had handed out", step)
+			}
+		}
 		got = v.sync(hist, sys)
+		handed = append(handed, handout{got, append([]providers.Message(nil), got...)})
+		if len(handed) > 4 {
+			handed = handed[1:]
+		}
 		want := []providers.Message{}
 		if sys != "" {
 			want = append(want, providers.Message{Role: providers.RoleSystem, Content: sys})
@@ -57,6 +72,7 @@ func TestRequestViewMatchesHistory(t *testing.T) {
 	sys = "You are talaria.\nModel: other"
 	check("new system prompt")
 	got[0].Content = "rewritten by a fallback, longer than the prompt"
+	handed[len(handed)-1].was[0] = got[0] // the consumer's own write
 	if n, ok := v.estimate(got, tools); !ok || n != compress.Estimate(got, tools) {
 		t.Fatalf("estimate after the system message was rewritten: %d (ok %v), want %d", n, ok, compress.Estimate(got, tools))
 	}

@@ -262,7 +262,7 @@ func (t *turn) request(withTools bool) providers.Request {
 	if model == "" {
 		model = t.a.opts.Model
 	}
-	req := providers.Request{Model: model, Messages: msgs, MaxTokens: t.maxTokens}
+	req := providers.Request{Model: model, Messages: msgs, MaxTokens: t.maxTokens, AppendOnly: true} // copy-on-write: requestView
 	if withTools {
 		req.Tools = t.a.toolSpecs()
 	}

@@ -173,6 +173,14 @@ type Request struct {
 	// ReasoningEffort asks for reasoning/thinking: "" (off, the wire's
 	// default), "low", "medium" or "high". Each wire maps it to its own field.
 	ReasoningEffort string
+	// AppendOnly promises that Messages comes from an append-only list:
+	// its maker never writes a slot of a backing array it handed out in an
+	// earlier request (it moves to a new array instead), except the first
+	// message, which a fallback may rewrite. A transport may then take a
+	// slot other than the first, at the same address as in its last
+	// request, to hold the same message without comparing it. false (the
+	// default) promises nothing: every message is compared.
+	AppendOnly bool
 }
 
 // Response is a normalized model response.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"sync"
@@ -147,14 +148,7 @@ func (e *APIError) Unwrap() error { return e.Err }
 // advice. Any answer is returned, whatever its status, for the wire to
 // read; the caller closes its body.
 func PostJSON(ctx context.Context, hc *http.Client, provider, url, base, advice string, body any, header ...string) (*http.Response, *APIError) {
-	raw, ok := body.([]byte)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			return nil, &APIError{Provider: provider, Message: "encode the request: " + err.Error(), Err: err}
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+	req, err := newPost(ctx, url, body)
 	if err != nil {
 		return nil, &APIError{Provider: provider, Message: err.Error(), Err: err}
 	}
@@ -169,6 +163,38 @@ func PostJSON(ctx context.Context, hc *http.Client, provider, url, base, advice 
 		return nil, SendError(ctx, provider, base, err, advice)
 	}
 	return res, nil
+}
+
+// ReusableBody is a request body PostJSON sends as it is: Len bytes, each
+// send of the request (a redirect or a retry sends it again) reading its
+// own reader from Open, which the HTTP client closes when done with it.
+type ReusableBody interface {
+	Len() int
+	Open() io.ReadCloser
+}
+
+// newPost makes the POST request of PostJSON: body is a ReusableBody, JSON
+// bytes, or a value to encode.
+func newPost(ctx context.Context, url string, body any) (*http.Request, error) {
+	if rb, ok := body.(ReusableBody); ok {
+		rc := rb.Open()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, rc)
+		if err != nil {
+			_ = rc.Close()
+			return nil, err
+		}
+		req.ContentLength = int64(rb.Len())
+		req.GetBody = func() (io.ReadCloser, error) { return rb.Open(), nil }
+		return req, nil
+	}
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("encode the request: %w", err)
+		}
+	}
+	return http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
 }
 
 // Bearer is the Authorization value for key, "" for no key.

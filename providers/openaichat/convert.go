@@ -164,6 +164,15 @@ func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
 // does not grow with re-encoding the whole history. The images of tool
 // results follow their batch in a user message (convert_images.go).
 func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
+	b, err := t.encodeBody(req)
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// encodeBody is encodeRequest in the cache's reused buffer (cache_body.go).
+func (t *chatTransport) encodeBody(req providers.Request) (*reqBody, error) {
 	head, err := t.buildHead(req)
 	if err != nil {
 		return nil, err
@@ -172,7 +181,8 @@ func (t *chatTransport) encodeRequest(req providers.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	return t.cache.assemble(req.Messages, sentImages(head.Model, req.Messages), t.replayExtra, rawHead)
+	pick := func(msgs []providers.Message) [][]providers.Image { return sentImages(head.Model, msgs) }
+	return t.cache.assemble(req.Messages, req.AppendOnly, pick, t.replayExtra, rawHead)
 }
 
 // refusesMaxTokens reports the OpenAI reasoning models for which the API

@@ -179,10 +179,11 @@ func encodeMessages(t *testing.T, tr *chatTransport, msgs []providers.Message) (
 	if tr.cache == nil {
 		tr.cache = &msgCache{}
 	}
-	raw, err := tr.cache.assemble(msgs, nil, tr.replayExtra, []byte(`{"model":"m"}`))
+	rb, err := tr.cache.assemble(msgs, false, nil, tr.replayExtra, []byte(`{"model":"m"}`))
 	if err != nil {
 		return nil, err
 	}
+	raw := rb.Bytes()
 	var body struct {
 		Messages []map[string]any `json:"messages"`
 		Model    string           `json:"model"`

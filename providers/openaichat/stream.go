@@ -24,10 +24,11 @@ const doneMarker = "[DONE]"
 // data: [DONE] is such an error, wrapping io.ErrUnexpectedEOF. A cancelled
 // ctx stays visible through errors.Is.
 func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
-	body, err := t.encodeRequest(req)
+	body, err := t.encodeBody(req)
 	if err != nil {
 		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
 	}
+	defer body.Release()
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/chat/completions", t.baseURL,
 		"check that the server is running and base_url is right", body,
 		"Accept", "text/event-stream", "Authorization", providers.Bearer(t.ep.APIKey))
