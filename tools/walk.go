@@ -55,6 +55,13 @@ func walkFiles(ctx context.Context, root string, allowHidden bool, fn func(p str
 			return inner(shown+p[len(root):], d)
 		}
 	}
+	return walkIgnoring(ctx, root, allowHidden, false, fn)
+}
+
+// walkIgnoring walks root pruning what git ignores (and hidden entries
+// unless allowHidden); fn gets the files, and the directories too when
+// withDirs (a directory is then entered unless fn returns SkipDir).
+func walkIgnoring(ctx context.Context, root string, allowHidden, withDirs bool, fn func(p string, d fs.DirEntry) error) error {
 	w := &treeWalker{root: root, allowHidden: allowHidden}
 	w.loadAncestors()
 	n := 0
@@ -81,11 +88,17 @@ func walkFiles(ctx context.Context, root string, allowHidden bool, fn func(p str
 			}
 			return nil
 		}
-		if isDir {
+		if isDir && !withDirs {
 			w.push(p)
 			return nil
 		}
-		return fn(p, d)
+		if err := fn(p, d); err != nil {
+			return err
+		}
+		if isDir {
+			w.push(p)
+		}
+		return nil
 	})
 }
 
