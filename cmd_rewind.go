@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"talaria/loop/app"
+	"talaria/persist"
 	"talaria/ui"
 )
 
@@ -23,15 +24,9 @@ func checkpointsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria: usage: talaria checkpoints ID [--json]")
 		return app.ExitUsage
 	}
-	st, err := openStore(o)
-	if err != nil {
-		fmt.Fprintln(stderr, "talaria:", err)
-		return app.ExitIncomplete
-	}
-	sess, err := st.ResolveSession(id)
-	if err != nil {
-		fmt.Fprintln(stderr, "talaria: checkpoints:", err)
-		return app.ExitUsage
+	st, sess, code := openSession(o, id, "checkpoints", stderr)
+	if st == nil {
+		return code
 	}
 	turns, err := app.SessionTurnFiles(context.Background(), app.Home(o.flags.Home), st, sess.ID)
 	if err != nil {
@@ -91,15 +86,9 @@ func rewindCmd(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria: rewind: --code and --conversation exclude each other (give neither for both)")
 		return app.ExitUsage
 	}
-	st, err := openStore(o)
-	if err != nil {
-		fmt.Fprintln(stderr, "talaria:", err)
-		return app.ExitIncomplete
-	}
-	sess, err := st.ResolveSession(id)
-	if err != nil {
-		fmt.Fprintln(stderr, "talaria: rewind:", err)
-		return app.ExitUsage
+	st, sess, failed := openSession(o, id, "rewind", stderr)
+	if st == nil {
+		return failed
 	}
 	req := app.RewindRequest{ToTurn: *to, Code: !*conv, Conversation: !*code, Force: *force}
 	rep, err := app.Rewind(context.Background(), app.Home(o.flags.Home), st, sess.ID, req)
@@ -147,6 +136,23 @@ func writeRewindReport(w io.Writer, rep *app.RewindReport, req app.RewindRequest
 	if req.Conversation {
 		fmt.Fprintf(w, "conversation: the session continues from before turn %d\n", req.ToTurn)
 	}
+}
+
+// openSession opens the store and finds session id (a unique prefix is
+// enough) for subcommand cmd; on failure it says why on stderr and returns
+// a nil store and the exit code.
+func openSession(o *options, id, cmd string, stderr io.Writer) (*persist.Store, *persist.Session, int) {
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return nil, nil, app.ExitIncomplete
+	}
+	sess, err := st.ResolveSession(id)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: "+cmd+":", err)
+		return nil, nil, app.ExitUsage
+	}
+	return st, sess, 0
 }
 
 // splitID takes the leading non-flag argument as the session id.
