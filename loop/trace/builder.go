@@ -36,17 +36,19 @@ func (t *Timeline) Listen(fn func(*Log)) {
 // Wrap returns a Sink that records events and passes them on to next.
 func (t *Timeline) Wrap(next loop.Sink) loop.Sink {
 	return func(e loop.Event) {
-		done := t.Observe(e)
-		if next != nil {
-			next(e)
-		}
-		if done != nil {
+		// A finished turn's log is saved and exported before turn.finished
+		// goes on: whoever sees the turn end (a UI about to quit, /timeline
+		// right after it) finds the log stored.
+		if done := t.Observe(e); done != nil {
 			t.mu.Lock()
 			ls := append(make([]func(*Log), 0, len(t.listeners)), t.listeners...)
 			t.mu.Unlock()
 			for _, fn := range ls {
 				fn(done)
 			}
+		}
+		if next != nil {
+			next(e)
 		}
 	}
 }
