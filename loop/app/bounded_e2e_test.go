@@ -48,16 +48,7 @@ func runAt(t *testing.T, home, url, stdin string, args ...string) run {
 		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + url}
 	cmd.Dir = home
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return run{out.String(), errb.String(), code}
+	return runCmd(t, cmd)
 }
 
 func e2eNoHeaders(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -177,16 +176,7 @@ func talariaWith(t *testing.T, home, cwd string, srv *pt.Server, extra []string,
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(env(home, srv), extra...)
 	cmd.Dir = cwd
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return run{out.String(), errb.String(), code}
+	return runCmd(t, cmd)
 }
 
 // TestContainCommandsGetNoSecrets: commands see neither the provider key

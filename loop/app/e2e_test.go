@@ -48,6 +48,12 @@ func talaria(t *testing.T, home, cwd string, srv *pt.Server, stdin string, args 
 	cmd.Env = env(home, srv)
 	cmd.Dir = cwd
 	cmd.Stdin = strings.NewReader(stdin)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns what it printed and its exit code.
+func runCmd(t *testing.T, cmd *exec.Cmd) run {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

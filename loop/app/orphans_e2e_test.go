@@ -76,7 +76,38 @@ func startWithCommands(t *testing.T, home, cwd string, srv *pt.Server) (*exec.Cm
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return cmd, pidFromFifo(t, bgFifo), pidFromFifo(t, fgFifo)
+	bg, fg := pidFromFifo(t, bgFifo), pidFromFifo(t, fgFifo)
+	// talaria records a command's group just after starting it; the test
+	// kills it only once both are recorded (the few microseconds between
+	// a fork and its record are not covered: see the closing note).
+	for _, pid := range []int{bg, fg} {
+		waitRecorded(t, home, pid)
+	}
+	return cmd, bg, fg
+}
+
+// waitRecorded waits (10 s at most) until the process group of pid is in
+// a run file under home's $TALARIA_HOME/run.
+func waitRecorded(t *testing.T, home string, pid int) {
+	t.Helper()
+	pgid, err := syscall.Getpgid(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "group " + strconv.Itoa(pgid) + " "
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(home, ".talaria", "run", "*"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the group of pid %d was never recorded under %s/.talaria/run", pid, home)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // SIGKILL of talaria leaves no process behind: not a background command,

@@ -1,14 +1,12 @@
 package app_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -195,23 +193,6 @@ func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-func talariaEnv(t *testing.T, home, cwd string, srv *pt.Server, extra []string, args ...string) run {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(env(home, srv), extra...)
-	cmd.Dir = cwd
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return run{out.String(), errb.String(), code}
-}
-
 func TestHeadlessRunExportsOTelTraces(t *testing.T) {
 	rc := &otlpReceiver{spans: map[string]string{}}
 	col := httptest.NewServer(rc)
@@ -219,7 +200,7 @@ func TestHeadlessRunExportsOTelTraces(t *testing.T) {
 	srv := pt.New(t)
 	srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"*.txt","target":"files"}`}), pt.Text("none here"))
 	home, cwd := t.TempDir(), t.TempDir()
-	r := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL}, "-p", "any txt files?", "--json")
+	r := talariaWith(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL}, "-p", "any txt files?", "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -243,11 +224,11 @@ func TestAClosedCollectorPortFailsNothing(t *testing.T) {
 	srv := pt.New(t)
 	srv.Push(pt.Text("fine"))
 	home, cwd := t.TempDir(), t.TempDir()
-	r := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + addr}, "-p", "hello")
+	r := talariaWith(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + addr}, "-p", "hello")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "fine" || strings.Contains(r.stderr, "export") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 	}
-	bad := talariaEnv(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318"}, "-p", "hello")
+	bad := talariaWith(t, home, cwd, srv, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318"}, "-p", "hello")
 	if bad.code != 2 || !strings.Contains(bad.stderr, "OTEL_EXPORTER_OTLP_ENDPOINT") {
 		t.Fatalf("a bad endpoint: exit %d %q", bad.code, bad.stderr)
 	}
