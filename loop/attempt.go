@@ -56,21 +56,13 @@ func (s *attemptState) recover(class providers.Classified, req *providers.Reques
 	return false
 }
 
-// imagesRefused reports an error that says the model takes no images: a
-// 4xx whose message names images (or vision / multimodal input) as not
-// supported.
+// imagesRefused reports an error the classifier says is about the image
+// parts themselves (a model that takes none, a corrupt or too big image):
+// sending the placeholders only may succeed.
 func imagesRefused(c providers.Classified) bool {
-	if c.Status < 400 || c.Status >= 500 {
-		return false
-	}
-	m := strings.ToLower(c.Message)
-	if !strings.Contains(m, "image") && !strings.Contains(m, "vision") && !strings.Contains(m, "multimodal") && !strings.Contains(m, "mmproj") {
-		return false
-	}
-	for _, w := range []string{"not support", "unsupported", "does not accept", "cannot", "can't", "not enabled", "not available", "invalid content type", "only text"} {
-		if strings.Contains(m, w) {
-			return true
-		}
+	switch c.Reason {
+	case providers.ReasonMultimodalToolContent, providers.ReasonImageCorrupt, providers.ReasonImageTooLarge:
+		return true
 	}
 	return false
 }

@@ -28,8 +28,10 @@ func (fakeShot) Run(context.Context, *tools.Env, json.RawMessage) tools.Result {
 func TestImagesRefusedAreDroppedForTheSession(t *testing.T) {
 	f := newFixture(t, nil)
 	f.agent.opts.Tools.Register(fakeShot{})
-	refusal := `{"error":{"code":400,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"invalid_request_error"}}`
-	f.srv.Push(pt.ToolCalls(pt.Call{Name: "shot", Args: `{}`}), pt.Error(400, refusal, nil),
+	// llama.cpp's own answer: a 500, which must not be retried as a server
+	// error with the image still in it.
+	refusal := `{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`
+	f.srv.Push(pt.ToolCalls(pt.Call{Name: "shot", Args: `{}`}), pt.Error(500, refusal, nil),
 		pt.ToolCalls(pt.Call{Name: "shot", Args: `{}`}), pt.Text("Two screenshots, both blank."))
 	res := f.run(t, "look")
 	if !res.Completed || res.FinalResponse != "Two screenshots, both blank." {

@@ -288,6 +288,9 @@ func specialCase(status int, ev *evidence) (Classified, bool) {
 		return newClassified(ReasonLongContextTier), true
 	case (status == 400 || status == 500) && isGrammarText(t):
 		return newClassified(ReasonLlamaCppGrammar), true
+	case (status >= 400 && status <= 500) && isImagesUnsupportedText(t):
+		// A text-only model: llama.cpp without its projector answers 500.
+		return newClassified(ReasonMultimodalToolContent), true
 	case isGrokBlockText(t):
 		return newClassified(ReasonAuth), true
 	case status >= 400 && isServerLocalConfigText(t):

@@ -151,6 +151,16 @@ func isMultimodalToolText(t string) bool {
 		"tool_call.content must be string")
 }
 
+// isImagesUnsupportedText matches a model that takes no image input at
+// all (llama.cpp without --mmproj, a text model behind vLLM or Ollama).
+func isImagesUnsupportedText(t string) bool {
+	return containsAny(t,
+		"image input is not supported", "images are not supported",
+		"does not support image", "does not support images", "doesn't support image",
+		"image inputs are not supported", "vision is not supported",
+		"does not support vision", "multimodal is not supported", "provide the mmproj")
+}
+
 // isModelNotFoundText matches unknown-model messages.
 func isModelNotFoundText(t string) bool {
 	return containsAny(t,
