@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,19 +39,6 @@ func startGroup(t *testing.T, script string) *exec.Cmd {
 	return cmd
 }
 
-func readPidFile(t *testing.T, fifo string) int {
-	t.Helper()
-	b, err := os.ReadFile(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid %q", b)
-	}
-	return pid
-}
-
 // A run file left by a dead owner is cleaned up at start: the group's
 // members and a descendant that left the group die; a live owner's file
 // and a group whose id was reused are left alone.
@@ -67,7 +53,7 @@ func TestCleanupOrphansKillsWhatADeadOwnerLeft(t *testing.T) {
 	}
 	// The leader, a member, and an escapee in its own session.
 	leader := startGroup(t, `sleep 300 & setsid sh -c 'echo $$ > `+fifo+`; exec sleep 300' & wait`)
-	escapee := readPidFile(t, fifo)
+	escapee := readPid(t, fifo)
 	start, err := procStart(leader.Process.Pid)
 	if err != nil {
 		t.Fatal(err)

@@ -102,16 +102,7 @@ func BenchmarkHugeKeystroke(b *testing.B) {
 		h.m.Update(eventsMsg{closed: true, evs: []loop.Event{&loop.MessageDelta{Header: hdr(loop.TypeMessageDelta, 1, 0), Text: text[off:min(len(text), off+256<<10)]}}})
 		h.m.Update(frameMsg{})
 	}
-	k := keyMsg("x")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		h.m.Update(k)
-		_ = h.m.View()
-		if i%200 == 199 {
-			h.m.comp.clear()
-		}
-	}
+	typeKeys(b, h)
 }
 
 // BenchmarkHugeCompletedRender is the one-off cost when an 8 MiB answer
