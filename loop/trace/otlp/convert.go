@@ -1,7 +1,10 @@
 package otlp
 
 import (
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -9,167 +12,311 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
-	common "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
 
-// requestResourceSpans is ExportTraceServiceRequest's one field
-// (opentelemetry/proto/collector/trace/v1/trace_service.proto:
-// repeated ResourceSpans resource_spans = 1). The collector package that
-// defines the message also carries the gRPC service and gateway, which
-// would link grpc into the binary, so the envelope is written here.
-const requestResourceSpans protowire.Number = 1
+// The request is written field by field with protowire, to the numbers of
+// opentelemetry/proto (collector/trace/v1, trace/v1, common/v1,
+// resource/v1). The generated message types would link the protobuf
+// runtime (reflection, descriptors, ~2.4 MB of the binary) to encode one
+// message shape; the tests decode every body with those types instead.
+const (
+	requestResourceSpans protowire.Number = 1 // ExportTraceServiceRequest
+
+	resourceSpansResource   protowire.Number = 1
+	resourceSpansScopeSpans protowire.Number = 2
+	resourceSpansSchemaURL  protowire.Number = 3
+
+	resourceAttributes protowire.Number = 1
+
+	scopeSpansScope     protowire.Number = 1
+	scopeSpansSpans     protowire.Number = 2
+	scopeSpansSchemaURL protowire.Number = 3
+
+	scopeName       protowire.Number = 1
+	scopeVersion    protowire.Number = 2
+	scopeAttributes protowire.Number = 3
+
+	spanTraceID           protowire.Number = 1
+	spanSpanID            protowire.Number = 2
+	spanTraceState        protowire.Number = 3
+	spanParentSpanID      protowire.Number = 4
+	spanName              protowire.Number = 5
+	spanKindField         protowire.Number = 6
+	spanStart             protowire.Number = 7
+	spanEnd               protowire.Number = 8
+	spanAttributes        protowire.Number = 9
+	spanDroppedAttributes protowire.Number = 10
+	spanEvents            protowire.Number = 11
+	spanDroppedEvents     protowire.Number = 12
+	spanLinks             protowire.Number = 13
+	spanDroppedLinks      protowire.Number = 14
+	spanStatus            protowire.Number = 15
+	spanFlagsField        protowire.Number = 16
+
+	eventTime              protowire.Number = 1
+	eventName              protowire.Number = 2
+	eventAttributes        protowire.Number = 3
+	eventDroppedAttributes protowire.Number = 4
+
+	linkTraceID           protowire.Number = 1
+	linkSpanID            protowire.Number = 2
+	linkTraceState        protowire.Number = 3
+	linkAttributes        protowire.Number = 4
+	linkDroppedAttributes protowire.Number = 5
+	linkFlags             protowire.Number = 6
+
+	statusMessageNum protowire.Number = 2
+	statusCodeNum protowire.Number = 3
+
+	keyValueKey   protowire.Number = 1
+	keyValueValue protowire.Number = 2
+
+	anyString protowire.Number = 1
+	anyBool   protowire.Number = 2
+	anyInt    protowire.Number = 3
+	anyDouble protowire.Number = 4
+	anyArray  protowire.Number = 5
+	anyKVList protowire.Number = 6
+	anyBytes  protowire.Number = 7
+
+	listValues protowire.Number = 1 // ArrayValue and KeyValueList
+)
+
+// OTLP enum and flag values (trace/v1: Span.SpanKind, Status.StatusCode,
+// SpanFlags).
+const (
+	kindInternal = 1 + iota
+	kindServer
+	kindClient
+	kindProducer
+	kindConsumer
+)
+
+const (
+	statusOK    = 1
+	statusError = 2
+
+	flagHasIsRemote = 0x100
+	flagIsRemote    = 0x200
+)
 
 // encodeRequest returns spans as the bytes of an ExportTraceServiceRequest,
 // one ResourceSpans per resource and one ScopeSpans per instrumentation
-// scope within it, in the order the spans came.
+// scope within it, in the order the spans came. It cannot fail: strings
+// that are not UTF-8 (which a collector would refuse in a proto3 string)
+// go out with U+FFFD in place of the bad bytes.
 func encodeRequest(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
-	groups := resourceSpans(spans)
-	sizes := make([]int, len(groups))
-	total := 0
-	for i, rs := range groups {
-		sizes[i] = proto.Size(rs)
-		total += protowire.SizeTag(requestResourceSpans) + protowire.SizeBytes(sizes[i])
+	var e encoder
+	for _, rg := range groupSpans(spans) {
+		e.message(requestResourceSpans, func() {
+			e.message(resourceSpansResource, func() { e.keyValues(resourceAttributes, rg.res.Attributes()) })
+			for _, sg := range rg.scopes {
+				e.message(resourceSpansScopeSpans, func() {
+					e.message(scopeSpansScope, func() {
+						e.str(scopeName, sg.scope.Name)
+						e.str(scopeVersion, sg.scope.Version)
+						e.keyValues(scopeAttributes, sg.scope.Attributes.ToSlice())
+					})
+					for _, s := range sg.spans {
+						e.message(scopeSpansSpans, func() { e.span(s) })
+					}
+					e.str(scopeSpansSchemaURL, sg.scope.SchemaURL)
+				})
+			}
+			e.str(resourceSpansSchemaURL, rg.res.SchemaURL())
+		})
 	}
-	out := make([]byte, 0, total)
-	for i, rs := range groups {
-		out = protowire.AppendTag(out, requestResourceSpans, protowire.BytesType)
-		out = protowire.AppendVarint(out, uint64(sizes[i]))
-		var err error
-		// Marshalled in place, with the size just computed.
-		if out, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(out, rs); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return e.b, nil
 }
 
-// resourceSpans groups spans by resource, then by scope.
-func resourceSpans(spans []sdktrace.ReadOnlySpan) []*tracepb.ResourceSpans {
+type resourceGroup struct {
+	res    *resource.Resource
+	scopes []*scopeGroup
+}
+
+type scopeGroup struct {
+	scope instrumentation.Scope
+	spans []sdktrace.ReadOnlySpan
+}
+
+// groupSpans groups spans by resource, then by scope, in first-seen order.
+func groupSpans(spans []sdktrace.ReadOnlySpan) []*resourceGroup {
 	type scopeKey struct {
 		res   attribute.Distinct
 		scope instrumentation.Scope
 	}
-	var out []*tracepb.ResourceSpans
-	byRes := map[attribute.Distinct]*tracepb.ResourceSpans{}
-	byScope := map[scopeKey]*tracepb.ScopeSpans{}
+	var out []*resourceGroup
+	byRes := map[attribute.Distinct]*resourceGroup{}
+	byScope := map[scopeKey]*scopeGroup{}
 	for _, s := range spans {
 		if s == nil {
 			continue
 		}
 		res := s.Resource()
+		if res == nil {
+			res = resource.Empty()
+		}
 		rk := res.Equivalent()
-		rs := byRes[rk]
-		if rs == nil {
-			rs = &tracepb.ResourceSpans{Resource: resourceProto(res), SchemaUrl: res.SchemaURL()}
-			byRes[rk] = rs
-			out = append(out, rs)
+		rg := byRes[rk]
+		if rg == nil {
+			rg = &resourceGroup{res: res}
+			byRes[rk] = rg
+			out = append(out, rg)
 		}
 		sk := scopeKey{rk, s.InstrumentationScope()}
-		ss := byScope[sk]
-		if ss == nil {
-			ss = &tracepb.ScopeSpans{Scope: scopeProto(sk.scope), SchemaUrl: sk.scope.SchemaURL}
-			byScope[sk] = ss
-			rs.ScopeSpans = append(rs.ScopeSpans, ss)
+		sg := byScope[sk]
+		if sg == nil {
+			sg = &scopeGroup{scope: sk.scope}
+			byScope[sk] = sg
+			rg.scopes = append(rg.scopes, sg)
 		}
-		ss.Spans = append(ss.Spans, spanProto(s))
+		sg.spans = append(sg.spans, s)
 	}
 	return out
 }
 
-func resourceProto(r *resource.Resource) *resourcepb.Resource {
-	if r == nil {
-		return &resourcepb.Resource{}
+// encoder appends protobuf fields to b. Fields at their proto3 default are
+// left out, as a generated marshaller does; messages are always written.
+type encoder struct{ b []byte }
+
+// message writes field num as a length-delimited message whose fields body
+// writes. The length goes in front once it is known: one byte is reserved
+// and the body moved up in the rare case the length needs more.
+func (e *encoder) message(num protowire.Number, body func()) {
+	e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
+	at := len(e.b)
+	e.b = append(e.b, 0)
+	body()
+	n := len(e.b) - at - 1
+	if size := protowire.SizeVarint(uint64(n)); size > 1 {
+		for range size - 1 {
+			e.b = append(e.b, 0)
+		}
+		copy(e.b[at+size:], e.b[at+1:at+1+n])
 	}
-	return &resourcepb.Resource{Attributes: keyValues(r.Attributes())}
+	protowire.AppendVarint(e.b[at:at], uint64(n))
 }
 
-func scopeProto(s instrumentation.Scope) *common.InstrumentationScope {
-	return &common.InstrumentationScope{Name: s.Name, Version: s.Version, Attributes: keyValues(s.Attributes.ToSlice())}
+func (e *encoder) str(num protowire.Number, s string) {
+	if s == "" {
+		return
+	}
+	e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
+	e.b = protowire.AppendString(e.b, validUTF8(s))
 }
 
-func spanProto(s sdktrace.ReadOnlySpan) *tracepb.Span {
+func (e *encoder) bytes(num protowire.Number, v []byte) {
+	if len(v) == 0 {
+		return
+	}
+	e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
+	e.b = protowire.AppendBytes(e.b, v)
+}
+
+func (e *encoder) varint(num protowire.Number, v uint64) {
+	if v == 0 {
+		return
+	}
+	e.b = protowire.AppendTag(e.b, num, protowire.VarintType)
+	e.b = protowire.AppendVarint(e.b, v)
+}
+
+func (e *encoder) fixed64(num protowire.Number, v uint64) {
+	if v == 0 {
+		return
+	}
+	e.b = protowire.AppendTag(e.b, num, protowire.Fixed64Type)
+	e.b = protowire.AppendFixed64(e.b, v)
+}
+
+func (e *encoder) fixed32(num protowire.Number, v uint32) {
+	if v == 0 {
+		return
+	}
+	e.b = protowire.AppendTag(e.b, num, protowire.Fixed32Type)
+	e.b = protowire.AppendFixed32(e.b, v)
+}
+
+func (e *encoder) span(s sdktrace.ReadOnlySpan) {
 	sc, parent := s.SpanContext(), s.Parent()
 	tid, sid := sc.TraceID(), sc.SpanID()
-	st := s.Status()
-	p := &tracepb.Span{
-		TraceId:                tid[:],
-		SpanId:                 sid[:],
-		TraceState:             sc.TraceState().String(),
-		Flags:                  spanFlags(sc.TraceFlags(), parent),
-		Name:                   s.Name(),
-		Kind:                   spanKind(s.SpanKind()),
-		StartTimeUnixNano:      unixNano(s.StartTime()),
-		EndTimeUnixNano:        unixNano(s.EndTime()),
-		Attributes:             keyValues(s.Attributes()),
-		DroppedAttributesCount: clampCount(s.DroppedAttributes()),
-		DroppedEventsCount:     clampCount(s.DroppedEvents()),
-		DroppedLinksCount:      clampCount(s.DroppedLinks()),
-		Status:                 &tracepb.Status{Code: statusCode(st.Code), Message: st.Description},
-	}
+	e.bytes(spanTraceID, tid[:])
+	e.bytes(spanSpanID, sid[:])
+	e.str(spanTraceState, sc.TraceState().String())
 	if parent.SpanID().IsValid() {
 		psid := parent.SpanID()
-		p.ParentSpanId = psid[:]
+		e.bytes(spanParentSpanID, psid[:])
 	}
-	for _, e := range s.Events() {
-		p.Events = append(p.Events, &tracepb.Span_Event{
-			TimeUnixNano:           unixNano(e.Time),
-			Name:                   e.Name,
-			Attributes:             keyValues(e.Attributes),
-			DroppedAttributesCount: clampCount(e.DroppedAttributeCount),
+	e.str(spanName, s.Name())
+	e.varint(spanKindField, spanKind(s.SpanKind()))
+	e.fixed64(spanStart, unixNano(s.StartTime()))
+	e.fixed64(spanEnd, unixNano(s.EndTime()))
+	e.keyValues(spanAttributes, s.Attributes())
+	e.varint(spanDroppedAttributes, clampCount(s.DroppedAttributes()))
+	for _, ev := range s.Events() {
+		e.message(spanEvents, func() {
+			e.fixed64(eventTime, unixNano(ev.Time))
+			e.str(eventName, ev.Name)
+			e.keyValues(eventAttributes, ev.Attributes)
+			e.varint(eventDroppedAttributes, clampCount(ev.DroppedAttributeCount))
 		})
 	}
+	e.varint(spanDroppedEvents, clampCount(s.DroppedEvents()))
 	for _, l := range s.Links() {
-		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
-		p.Links = append(p.Links, &tracepb.Span_Link{
-			TraceId:                ltid[:],
-			SpanId:                 lsid[:],
-			TraceState:             l.SpanContext.TraceState().String(),
-			Attributes:             keyValues(l.Attributes),
-			DroppedAttributesCount: clampCount(l.DroppedAttributeCount),
-			Flags:                  spanFlags(l.SpanContext.TraceFlags(), l.SpanContext),
+		e.message(spanLinks, func() {
+			ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
+			e.bytes(linkTraceID, ltid[:])
+			e.bytes(linkSpanID, lsid[:])
+			e.str(linkTraceState, l.SpanContext.TraceState().String())
+			e.keyValues(linkAttributes, l.Attributes)
+			e.varint(linkDroppedAttributes, clampCount(l.DroppedAttributeCount))
+			e.fixed32(linkFlags, spanFlags(l.SpanContext.TraceFlags(), l.SpanContext))
 		})
 	}
-	return p
+	e.varint(spanDroppedLinks, clampCount(s.DroppedLinks()))
+	st := s.Status()
+	e.message(spanStatus, func() {
+		e.str(statusMessageNum, st.Description)
+		e.varint(statusCodeNum, statusCode(st.Code))
+	})
+	e.fixed32(spanFlagsField, spanFlags(sc.TraceFlags(), parent))
 }
 
 // spanFlags is the W3C trace flags in the low byte plus whether the parent
 // (or linked) context is remote, which is always known here.
 func spanFlags(tf oteltrace.TraceFlags, ctx oteltrace.SpanContext) uint32 {
-	f := uint32(tf) | uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
+	f := uint32(tf) | flagHasIsRemote
 	if ctx.IsRemote() {
-		f |= uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK)
+		f |= flagIsRemote
 	}
 	return f
 }
 
-func spanKind(k oteltrace.SpanKind) tracepb.Span_SpanKind {
+func spanKind(k oteltrace.SpanKind) uint64 {
 	switch k {
 	case oteltrace.SpanKindInternal:
-		return tracepb.Span_SPAN_KIND_INTERNAL
+		return kindInternal
 	case oteltrace.SpanKindServer:
-		return tracepb.Span_SPAN_KIND_SERVER
+		return kindServer
 	case oteltrace.SpanKindClient:
-		return tracepb.Span_SPAN_KIND_CLIENT
+		return kindClient
 	case oteltrace.SpanKindProducer:
-		return tracepb.Span_SPAN_KIND_PRODUCER
+		return kindProducer
 	case oteltrace.SpanKindConsumer:
-		return tracepb.Span_SPAN_KIND_CONSUMER
+		return kindConsumer
 	}
-	return tracepb.Span_SPAN_KIND_UNSPECIFIED
+	return 0
 }
 
-func statusCode(c codes.Code) tracepb.Status_StatusCode {
+func statusCode(c codes.Code) uint64 {
 	switch c {
 	case codes.Ok:
-		return tracepb.Status_STATUS_CODE_OK
+		return statusOK
 	case codes.Error:
-		return tracepb.Status_STATUS_CODE_ERROR
+		return statusError
 	}
-	return tracepb.Status_STATUS_CODE_UNSET
+	return 0
 }
 
 // unixNano is 0 for the zero time (an unset timestamp in OTLP).
@@ -180,69 +327,87 @@ func unixNano(t time.Time) uint64 {
 	return uint64(t.UnixNano())
 }
 
-func clampCount(n int) uint32 {
+func clampCount(n int) uint64 {
 	if n < 0 {
 		return 0
 	}
-	if n > 1<<32-1 {
-		return 1<<32 - 1
-	}
-	return uint32(n)
+	return uint64(min(n, math.MaxUint32))
 }
 
-func keyValues(kvs []attribute.KeyValue) []*common.KeyValue {
-	if len(kvs) == 0 {
-		return nil
-	}
-	out := make([]*common.KeyValue, 0, len(kvs))
+// keyValues writes each attribute as a KeyValue in field num.
+func (e *encoder) keyValues(num protowire.Number, kvs []attribute.KeyValue) {
 	for _, kv := range kvs {
-		out = append(out, &common.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
+		e.message(num, func() {
+			e.str(keyValueKey, string(kv.Key))
+			e.message(keyValueValue, func() { e.anyValue(kv.Value) })
+		})
 	}
-	return out
 }
 
-// anyValue maps every attribute type the API has, nested ones included;
-// an empty value is an AnyValue with nothing set.
-func anyValue(v attribute.Value) *common.AnyValue {
+// anyValue writes the fields of an AnyValue for every attribute type the
+// API has, nested ones included; an empty value is an AnyValue with
+// nothing set. A oneof member is written even at its default (false, 0).
+func (e *encoder) anyValue(v attribute.Value) {
 	switch v.Type() {
 	case attribute.BOOL:
-		return &common.AnyValue{Value: &common.AnyValue_BoolValue{BoolValue: v.AsBool()}}
+		e.boolValue(v.AsBool())
 	case attribute.INT64:
-		return &common.AnyValue{Value: &common.AnyValue_IntValue{IntValue: v.AsInt64()}}
+		e.intValue(v.AsInt64())
 	case attribute.FLOAT64:
-		return &common.AnyValue{Value: &common.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
+		e.doubleValue(v.AsFloat64())
 	case attribute.STRING:
-		return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: v.AsString()}}
+		e.stringValue(v.AsString())
 	case attribute.BYTESLICE:
-		return &common.AnyValue{Value: &common.AnyValue_BytesValue{BytesValue: v.AsByteSlice()}}
+		e.b = protowire.AppendTag(e.b, anyBytes, protowire.BytesType)
+		e.b = protowire.AppendBytes(e.b, v.AsByteSlice())
 	case attribute.BOOLSLICE:
-		return array(v.AsBoolSlice(), func(b bool) *common.AnyValue {
-			return &common.AnyValue{Value: &common.AnyValue_BoolValue{BoolValue: b}}
-		})
+		array(e, v.AsBoolSlice(), e.boolValue)
 	case attribute.INT64SLICE:
-		return array(v.AsInt64Slice(), func(i int64) *common.AnyValue {
-			return &common.AnyValue{Value: &common.AnyValue_IntValue{IntValue: i}}
-		})
+		array(e, v.AsInt64Slice(), e.intValue)
 	case attribute.FLOAT64SLICE:
-		return array(v.AsFloat64Slice(), func(f float64) *common.AnyValue {
-			return &common.AnyValue{Value: &common.AnyValue_DoubleValue{DoubleValue: f}}
-		})
+		array(e, v.AsFloat64Slice(), e.doubleValue)
 	case attribute.STRINGSLICE:
-		return array(v.AsStringSlice(), func(s string) *common.AnyValue {
-			return &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: s}}
-		})
+		array(e, v.AsStringSlice(), e.stringValue)
 	case attribute.SLICE:
-		return array(v.AsSlice(), anyValue)
+		array(e, v.AsSlice(), e.anyValue)
 	case attribute.MAP:
-		return &common.AnyValue{Value: &common.AnyValue_KvlistValue{KvlistValue: &common.KeyValueList{Values: keyValues(v.AsMap())}}}
+		e.message(anyKVList, func() { e.keyValues(listValues, v.AsMap()) })
 	}
-	return &common.AnyValue{}
 }
 
-func array[T any](vs []T, one func(T) *common.AnyValue) *common.AnyValue {
-	out := make([]*common.AnyValue, len(vs))
-	for i, v := range vs {
-		out[i] = one(v)
+func (e *encoder) boolValue(b bool) {
+	e.b = protowire.AppendTag(e.b, anyBool, protowire.VarintType)
+	e.b = protowire.AppendVarint(e.b, protowire.EncodeBool(b))
+}
+
+func (e *encoder) intValue(i int64) {
+	e.b = protowire.AppendTag(e.b, anyInt, protowire.VarintType)
+	e.b = protowire.AppendVarint(e.b, uint64(i))
+}
+
+func (e *encoder) doubleValue(f float64) {
+	e.b = protowire.AppendTag(e.b, anyDouble, protowire.Fixed64Type)
+	e.b = protowire.AppendFixed64(e.b, math.Float64bits(f))
+}
+
+func (e *encoder) stringValue(s string) {
+	e.b = protowire.AppendTag(e.b, anyString, protowire.BytesType)
+	e.b = protowire.AppendString(e.b, validUTF8(s))
+}
+
+// array writes an ArrayValue of vs, each element an AnyValue that one
+// writes the fields of.
+func array[T any](e *encoder, vs []T, one func(T)) {
+	e.message(anyArray, func() {
+		for _, v := range vs {
+			e.message(listValues, func() { one(v) })
+		}
+	})
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
 	}
-	return &common.AnyValue{Value: &common.AnyValue_ArrayValue{ArrayValue: &common.ArrayValue{Values: out}}}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -171,8 +171,9 @@ func TestEncodeRequestGroupsByResourceAndScope(t *testing.T) {
 }
 
 // TestTheBinaryLinksNoGRPC guards why this package writes the request
-// envelope itself: the collector package would link grpc, grpc-gateway and
-// genproto (+8 MB).
+// itself: the collector package would link grpc, grpc-gateway and genproto
+// (+8 MB), and the generated OTLP types the protobuf runtime (+2.4 MB);
+// protowire, which writes the fields, links none of it.
 func TestTheBinaryLinksNoGRPC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -187,8 +188,27 @@ func TestTheBinaryLinksNoGRPC(t *testing.T) {
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if strings.Contains(p, "grpc") || strings.Contains(p, "genproto") || strings.HasPrefix(p, "go.opentelemetry.io/proto/otlp/collector") ||
-			strings.HasPrefix(p, "go.opentelemetry.io/otel/exporters") {
+			strings.HasPrefix(p, "go.opentelemetry.io/otel/exporters") || strings.HasPrefix(p, "go.opentelemetry.io/proto") ||
+			p == "google.golang.org/protobuf/proto" || strings.HasPrefix(p, "google.golang.org/protobuf/reflect") {
 			t.Errorf("the binary links %s", p)
 		}
+	}
+}
+
+// TestEncodeRequestRepairsInvalidUTF8: model text in an attribute can hold
+// bytes that are not UTF-8, which a collector refuses in a proto3 string
+// (and would drop the whole batch for); they go out as U+FFFD, the rest as
+// written, and a long value's length prefix spans several bytes.
+func TestEncodeRequestRepairsInvalidUTF8(t *testing.T) {
+	long := strings.Repeat("é", 70000)
+	stub := sdktracetest.SpanStub{Name: "chat \xffmodel", SpanContext: sc(1, 2, false), StartTime: time.Unix(1, 0),
+		Attributes: []attribute.KeyValue{attribute.String("gen_ai.output", "ok\xc3("), attribute.String("long", long)}}
+	body, err := encodeRequest([]sdktrace.ReadOnlySpan{stub.Snapshot()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := decode(t, body).ResourceSpans[0].ScopeSpans[0].Spans[0]
+	if s.Name != "chat \uFFFDmodel" || s.Attributes[0].Value.GetStringValue() != "ok\uFFFD(" || s.Attributes[1].Value.GetStringValue() != long {
+		t.Fatalf("span %q attrs %q", s.Name, s.Attributes[0].Value.GetStringValue())
 	}
 }
