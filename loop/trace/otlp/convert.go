@@ -67,7 +67,7 @@ const (
 	linkFlags             protowire.Number = 6
 
 	statusMessageNum protowire.Number = 2
-	statusCodeNum protowire.Number = 3
+	statusCodeNum    protowire.Number = 3
 
 	keyValueKey   protowire.Number = 1
 	keyValueValue protowire.Number = 2
