@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
+	"sort"
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
@@ -163,8 +163,9 @@ func (s *Store) buildIndex(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(all, func(a, b loc) int {
-		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.session, b.session), cmp.Compare(a.seq, b.seq))
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.session, b.session), cmp.Compare(a.seq, b.seq)) < 0
 	})
 	w, err := s.newIndexWriter(tx)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -494,15 +494,9 @@ func newer(a, b *Session) bool {
 	return a.ID > b.ID
 }
 
-// sortNewestFirst sorts by newer.
+// sortNewestFirst sorts by newer. (sort.Slice rather than slices.SortFunc
+// for slices of structs throughout persist: the generic sort is compiled
+// again for each struct type, ~25 KB of binary each.)
 func sortNewestFirst(all []Session) {
-	slices.SortFunc(all, func(a, b Session) int {
-		switch {
-		case newer(&a, &b):
-			return -1
-		case newer(&b, &a):
-			return 1
-		}
-		return 0
-	})
+	sort.Slice(all, func(i, j int) bool { return newer(&all[i], &all[j]) })
 }

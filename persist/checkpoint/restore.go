@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -117,16 +118,15 @@ func isDir(e *Entry) bool { return e != nil && e.Type == TypeDir }
 // apply runs the planned ops: removals deepest first, then writes, then
 // the removal of directories left empty that target did not have.
 func (s *Store) apply(ctx context.Context, root string, ops []op, dirs []string, target map[string]*Entry, rep *Report) {
-	slices.SortFunc(ops, func(a, b op) int {
+	sort.Slice(ops, func(i, j int) bool {
+		a, b := ops[i], ops[j]
 		switch {
-		case a.want == nil && b.want != nil:
-			return -1
-		case a.want != nil && b.want == nil:
-			return 1
+		case (a.want == nil) != (b.want == nil):
+			return a.want == nil // removals first
 		case a.want == nil:
-			return strings.Compare(b.path, a.path) // deepest first
+			return a.path > b.path // deepest first
 		}
-		return strings.Compare(a.path, b.path)
+		return a.path < b.path
 	})
 	var emptied []string
 	for _, o := range ops {

@@ -145,7 +145,7 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 	}
 	// Drop what vanished mid-scan (no blob and not too big).
 	m.Entries = slices.DeleteFunc(m.Entries, func(e Entry) bool { return e.Type == TypeFile && !e.TooBig && e.Blob == "" })
-	slices.SortFunc(m.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	sortByPath(m.Entries)
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -66,7 +67,7 @@ func (s *Store) saveManifest(m *Manifest) error {
 				list[i].Tree = trees[e.Path]
 			}
 		}
-		slices.SortFunc(list, func(a, b treeEntry) int { return strings.Compare(a.Name, b.Name) })
+		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 		raw, err := json.Marshal(list)
 		if err != nil {
 			return err
@@ -111,7 +112,7 @@ func (s *Store) Load(id string) (*Manifest, error) {
 	if err := s.loadTree(m, "", mf.Tree, 0); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", id, err)
 	}
-	slices.SortFunc(m.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	sortByPath(m.Entries)
 	return m, nil
 }
 
@@ -148,4 +149,11 @@ func (s *Store) loadTree(m *Manifest, prefix, h string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// sortByPath orders a manifest's entries by path. (sort.Slice, not
+// slices.SortFunc: the generic sort is compiled again for each struct
+// element type, ~25 KB of binary each.)
+func sortByPath(es []Entry) {
+	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
 }
