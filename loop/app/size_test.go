@@ -1,0 +1,30 @@
+package app_test
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// maxBinary is issue 15's budget for the unstripped binary `go build`
+// makes (Crush's is 123 MiB).
+const maxBinary = 30 << 20
+
+// TestTheBinaryFitsItsBudget fails when a change (a new dependency, most
+// likely) takes the binary the e2e tests built over 30 MiB. The figure is
+// the one for linux/amd64 with Go 1.26; elsewhere it only logs.
+func TestTheBinaryFitsItsBudget(t *testing.T) {
+	fi, err := os.Stat(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mib := float64(fi.Size()) / (1 << 20)
+	t.Logf("binary: %.2f MiB (budget %d MiB)", mib, maxBinary>>20)
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" || !strings.HasPrefix(runtime.Version(), "go1.26") || os.Getenv("GOFLAGS") != "" {
+		t.Skip("the budget is measured for linux/amd64, Go 1.26, default flags")
+	}
+	if fi.Size() > maxBinary {
+		t.Fatalf("the binary is %.2f MiB, over the %d MiB budget: see what the change linked (go tool nm -size -sort size)", mib, maxBinary>>20)
+	}
+}
