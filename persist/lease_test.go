@@ -54,3 +54,28 @@ func TestLeaseOneWriter(t *testing.T) {
 		t.Fatalf("after release: %v", got)
 	}
 }
+
+// TestCreateLeasedSessionIsBusyAtOnce: a session created with a lease is
+// never free for another live process, and the lease is the creator's.
+func TestCreateLeasedSessionIsBusyAtOnce(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := func(Lease) bool { return true }
+	me := Lease{PID: 1, Start: 10, Since: time.Unix(100, 0).UTC()}
+	sess := &Session{Cwd: "/w", Model: "m"}
+	if err := s.CreateLeasedSession(sess, me); err != nil || sess.ID == "" {
+		t.Fatalf("create: %v %q", err, sess.ID)
+	}
+	var busy *BusyError
+	if err := s.AcquireLease(sess.ID, Lease{PID: 2, Start: 20}, alive); !errors.As(err, &busy) || busy.Holder.PID != 1 {
+		t.Fatalf("another writer took the new session: %v", err)
+	}
+	if got, err := s.GetSession(sess.ID); err != nil || got.Cwd != "/w" {
+		t.Fatalf("session %v %v", got, err)
+	}
+	if err := s.CreateLeasedSession(&Session{ID: sess.ID}, me); err == nil {
+		t.Fatal("an id in use was created again")
+	}
+}

@@ -86,6 +86,12 @@ func NewSessionID(now time.Time) string {
 // rejects an id already in use), CreatedAt when zero, UpdatedAt, and
 // SystemPromptState.
 func (s *Store) CreateSession(sess *Session) error {
+	return s.createSession(sess, nil)
+}
+
+// createSession stores sess and, with also, writes more in the same
+// commit.
+func (s *Store) createSession(sess *Session, also func(tx *bolt.Tx, id string) error) error {
 	now := time.Now()
 	rec := *sess
 	if rec.CreatedAt.IsZero() {
@@ -111,7 +117,10 @@ func (s *Store) CreateSession(sess *Session) error {
 		} else if sessions.Get([]byte(rec.ID)) != nil {
 			return fmt.Errorf("session %s already exists", rec.ID)
 		}
-		return s.putSession(tx, &rec, true)
+		if err := s.putSession(tx, &rec, true); err != nil || also == nil {
+			return err
+		}
+		return also(tx, rec.ID)
 	})
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ func leaseAlive(l persist.Lease) bool { return tools.ProcessAlive(l.PID, l.Start
 // another live talaria runs is refused (a *persist.BusyError), or, with
 // wait, waited for until it is free or ctx ends.
 func (s *Session) takeLease(ctx context.Context, wait bool) error {
+	if s.lease != nil { // a new session, leased as it was created
+		return nil
+	}
 	me := myLease()
 	for {
 		err := s.Store.AcquireLease(s.Record.ID, me, leaseAlive)

@@ -62,10 +62,11 @@ func (s *Session) createRecord() error {
 	if root != "" {
 		rec.GitBranch = gitBranch(root)
 	}
-	if err := s.Store.CreateSession(rec); err != nil {
+	me := myLease()
+	if err := s.Store.CreateLeasedSession(rec, me); err != nil {
 		return &UsageError{Err: err}
 	}
-	s.Record = rec
+	s.Record, s.lease = rec, &me
 	return nil
 }
 
