@@ -121,7 +121,7 @@ func TestQueueRunsLater(t *testing.T) {
 
 func TestBudget(t *testing.T) {
 	b := NewBudget(2)
-	if !b.Consume() || !b.Consume() || b.Consume() {
+	if first, second, third := b.Consume(), b.Consume(), b.Consume(); !first || !second || third {
 		t.Fatal("consume past max")
 	}
 	b.Refund()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"talaria/providers"
 )
@@ -332,9 +331,4 @@ func (t *turn) dropScaffolding() {
 		t.a.reqs.changed() // messages moved down over the dropped ones
 	}
 	t.a.history = kept
-}
-
-// elapsedMS is the milliseconds since start by the agent's clock.
-func (t *turn) elapsedMS(start time.Time) int64 {
-	return t.a.opts.Now().Sub(start).Milliseconds()
 }

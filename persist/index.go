@@ -190,7 +190,9 @@ func (w *indexWriter) flush() error {
 // appendPostings adds ascending ids, all newer than any posted, to tok.
 func appendPostings(idx *bolt.Bucket, tok string, ids []uint64) error {
 	c := idx.Cursor()
-	k, v := c.Seek(blockKey(tok, math.MaxUint64))
+	// The last block of tok is the one before the first key past it.
+	k, _ := c.Seek(blockKey(tok, math.MaxUint64))
+	var v []byte
 	if k == nil {
 		k, v = c.Last()
 	} else {

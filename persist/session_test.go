@@ -64,7 +64,7 @@ func TestNewSessionID(t *testing.T) {
 	if !regexp.MustCompile(`^20260704_090503_[0-9a-f]{6}$`).MatchString(id) {
 		t.Fatalf("id %q has the wrong form", id)
 	}
-	if NewSessionID(now) == id && NewSessionID(now) == id {
+	if a, b := NewSessionID(now), NewSessionID(now); a == id && b == id {
 		t.Fatal("suffix is not random")
 	}
 }

@@ -74,7 +74,7 @@ func BenchmarkSaveSpans(b *testing.B) {
 	if err := s.CreateSession(rec); err != nil {
 		b.Fatal(err)
 	}
-	raw := json.RawMessage(`{"version":1,"spans":[` + fmt.Sprint(`{"kind":"tool","name":"read_file","start_ms":1.5,"dur_ms":3}`) + `]}`)
+	raw := json.RawMessage(`{"version":1,"spans":[{"kind":"tool","name":"read_file","start_ms":1.5,"dur_ms":3}]}`)
 	b.ResetTimer()
 	for i := range b.N {
 		if err := s.SaveSpans(rec.ID, i+1, raw); err != nil {

@@ -230,7 +230,7 @@ func TestApprovalPromptErrorsAndSerialization(t *testing.T) {
 	<-entered
 	close(release)
 	wg.Wait()
-	if <-results != true || <-results != true {
+	if first, second := <-results, <-results; !first || !second {
 		t.Error("a call was denied")
 	}
 	if prompts != 1 {
