@@ -132,7 +132,7 @@ type ToolSpec struct {
 // error naming what to fix.
 func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
 	if ts.Name == "" {
-		return nil, errors.New("tool spec without a name; every tool needs one")
+		return nil, errToolName
 	}
 	params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
 	switch {
@@ -142,6 +142,31 @@ func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
 		return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
 	}
 	return params, nil
+}
+
+// errToolName is the error of a tool spec without a name.
+var errToolName = errors.New("tool spec without a name; every tool needs one")
+
+// ConvertTools maps tool specs, in order, to a wire's tool type with conv;
+// no specs give nil. A spec without a name is an error, as is any error
+// conv returns for a spec (conv wraps its own, naming the tool).
+func ConvertTools[T any](tools []ToolSpec, conv func(ts *ToolSpec) (T, error)) ([]T, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, len(tools))
+	for i := range tools {
+		ts := &tools[i]
+		if ts.Name == "" {
+			return nil, errToolName
+		}
+		t, err := conv(ts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Usage is the token accounting of one response.

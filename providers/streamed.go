@@ -58,3 +58,41 @@ func CompactArgs(raw json.RawMessage) []byte {
 	}
 	return buf.Bytes()
 }
+
+// FinishReasons is a wire's table of finish (stop) reasons: Known maps a
+// raw value onto the normalized set (FinishStop, FinishLength, ...), and
+// Unknown is the normalized reason of any other non-empty value. With
+// Fold, a raw value is looked up lowercased (Known's keys are lowercase).
+type FinishReasons struct {
+	Known   map[string]string
+	Unknown string
+	Fold    bool
+}
+
+// Map normalizes a raw finish reason: "" stays "", a known value maps,
+// any other is Unknown.
+func (f *FinishReasons) Map(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if f.Fold {
+		raw = strings.ToLower(raw)
+	}
+	if r, ok := f.Known[raw]; ok {
+		return r
+	}
+	return f.Unknown
+}
+
+// Response starts the Response of an assembler: the content and reasoning
+// so far, model, and rawFinish as the wire said it with its reason
+// normalized by reasons. The wire adds tool calls, usage and replay.
+func (s *Streamed) Response(model, rawFinish string, reasons *FinishReasons) *Response {
+	return &Response{
+		Content:         s.Content(),
+		Reasoning:       s.Reasoning(),
+		RawFinishReason: rawFinish,
+		FinishReason:    reasons.Map(rawFinish),
+		Model:           model,
+	}
+}

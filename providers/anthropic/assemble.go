@@ -144,18 +144,12 @@ func (a *assembler) addComplete(m *wireMessage) {
 // runs. A finished call with no input is "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens as Anthropic reports it).
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.stop,
-		FinishReason:    mapFinishReason(a.stop),
-		Model:           a.model,
-		Usage: providers.Usage{
-			InputTokens:      deref(a.usage.InputTokens),
-			OutputTokens:     deref(a.usage.OutputTokens),
-			CacheReadTokens:  deref(a.usage.CacheReadInputTokens),
-			CacheWriteTokens: deref(a.usage.CacheCreationInputTokens),
-		},
+	r := a.Response(a.model, a.stop, &finishReasons)
+	r.Usage = providers.Usage{
+		InputTokens:      deref(a.usage.InputTokens),
+		OutputTokens:     deref(a.usage.OutputTokens),
+		CacheReadTokens:  deref(a.usage.CacheReadInputTokens),
+		CacheWriteTokens: deref(a.usage.CacheCreationInputTokens),
 	}
 	if d := a.usage.OutputTokensDetails; d != nil {
 		r.Usage.ReasoningTokens = deref(d.ThinkingTokens)
@@ -207,24 +201,18 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 	return tc
 }
 
-// mapFinishReason maps a wire stop_reason onto the normalized set (see the
+// finishReasons maps a wire stop_reason onto the normalized set (see the
 // package documentation); pause_turn becomes FinishPauseTurn, unknown values
 // count as stop, and "" stays "".
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "end_turn", "stop_sequence":
-		return providers.FinishStop
-	case "max_tokens", "model_context_window_exceeded":
-		return providers.FinishLength
-	case "tool_use":
-		return providers.FinishToolCalls
-	case "refusal":
-		return providers.FinishContentFilter
-	case "pause_turn":
-		return FinishPauseTurn
-	default:
-		return providers.FinishStop
-	}
+var finishReasons = providers.FinishReasons{
+	Known: map[string]string{
+		"end_turn":                      providers.FinishStop,
+		"stop_sequence":                 providers.FinishStop,
+		"max_tokens":                    providers.FinishLength,
+		"model_context_window_exceeded": providers.FinishLength,
+		"tool_use":                      providers.FinishToolCalls,
+		"refusal":                       providers.FinishContentFilter,
+		"pause_turn":                    FinishPauseTurn,
+	},
+	Unknown: providers.FinishStop,
 }

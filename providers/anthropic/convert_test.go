@@ -198,8 +198,8 @@ func TestMapFinishReason(t *testing.T) {
 		"refusal": "content_filter", "pause_turn": FinishPauseTurn, "model_context_window_exceeded": "length",
 		"": "", "something_new": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ var errSplicedStream = errors.New("a second message_start inside the message")
 func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	body, err := t.buildRequest(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
 		"check that the server is running and base_url is right", body,

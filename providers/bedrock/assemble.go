@@ -124,13 +124,7 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 
 // response returns what has been assembled so far.
 func (a *assembler) response(model string) *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.stopReason,
-		FinishReason:    mapFinishReason(a.stopReason),
-		Model:           model,
-	}
+	r := a.Response(model, a.stopReason, &finishReasons)
 	for _, c := range a.calls {
 		args := c.args.String()
 		if strings.TrimSpace(args) == "" {

@@ -258,8 +258,8 @@ func TestMapFinishReason(t *testing.T) {
 		"guardrail_intervened": "content_filter", "content_filtered": "content_filter",
 		"malformed_model_output": "error", "malformed_tool_use": "error", "something_new": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

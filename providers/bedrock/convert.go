@@ -157,20 +157,12 @@ func isToolError(m providers.Message) bool {
 // input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	out := make([]wireTool, 0, len(tools))
-	for _, ts := range tools {
+	return providers.ConvertTools(tools, func(ts *providers.ToolSpec) (wireTool, error) {
 		params, err := ts.WireParams()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, wireTool{ToolSpec: toolSpec{
+		return wireTool{ToolSpec: toolSpec{
 			Name: ts.Name, Description: ts.Description, InputSchema: inputSchema{JSON: params},
-		}})
-	}
-	return out, nil
+		}}, err
+	})
 }
 
 // buildRequest builds the Converse request body (the same for converse
@@ -242,29 +234,24 @@ func hasToolTraffic(msgs []providers.Message) bool {
 	return false
 }
 
-// mapFinishReason maps a Converse stopReason onto the normalized set:
+// finishReasons maps a Converse stopReason onto the normalized set:
 // end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
 // model_context_window_exceeded → length, guardrail_intervened and
 // content_filtered → content_filter, malformed_model_output and
 // malformed_tool_use → error; unknown values count as stop. "" stays "".
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "end_turn", "stop_sequence":
-		return providers.FinishStop
-	case "tool_use":
-		return providers.FinishToolCalls
-	case "max_tokens", "model_context_window_exceeded":
-		return providers.FinishLength
-	case "guardrail_intervened", "content_filtered":
-		return providers.FinishContentFilter
-	case "malformed_model_output", "malformed_tool_use":
-		return providers.FinishError
-	default:
-		return providers.FinishStop
-	}
+var finishReasons = providers.FinishReasons{
+	Known: map[string]string{
+		"end_turn":                      providers.FinishStop,
+		"stop_sequence":                 providers.FinishStop,
+		"tool_use":                      providers.FinishToolCalls,
+		"max_tokens":                    providers.FinishLength,
+		"model_context_window_exceeded": providers.FinishLength,
+		"guardrail_intervened":          providers.FinishContentFilter,
+		"content_filtered":              providers.FinishContentFilter,
+		"malformed_model_output":        providers.FinishError,
+		"malformed_tool_use":            providers.FinishError,
+	},
+	Unknown: providers.FinishStop,
 }
 
 func textBlock(s string) contentBlock { return contentBlock{Text: &s} }

@@ -24,11 +24,11 @@ import (
 func (t *converseTransport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	model, err := t.model(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	body, err := buildRequest(req, model)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	accept := "application/json"
 	if t.stream {

@@ -99,14 +99,8 @@ func (a *assembler) done() bool { return a.finish != "" || a.blocked != "" }
 // them) and OutputTokens includes the thinking tokens (billed as output),
 // also reported as ReasoningTokens.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		ToolCalls:       a.calls,
-		RawFinishReason: a.finish,
-		FinishReason:    mapFinishReason(a.finish),
-		Model:           a.model,
-	}
+	r := a.Response(a.model, a.finish, &finishReasons)
+	r.ToolCalls = a.calls
 	if a.finish == "" && a.blocked != "" {
 		r.RawFinishReason, r.FinishReason = a.blocked, providers.FinishContentFilter
 	}

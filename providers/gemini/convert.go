@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -158,19 +157,15 @@ func replaySignature(raw json.RawMessage) string {
 // Nil or empty input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]toolDecl, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	decls := make([]functionDecl, 0, len(tools))
-	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
+	decls, err := providers.ConvertTools(tools, func(ts *providers.ToolSpec) (functionDecl, error) {
 		params, err := sanitizeSchema(ts.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w; fix its JSON schema", ts.Name, err)
+			return functionDecl{}, fmt.Errorf("tool %q: %w; fix its JSON schema", ts.Name, err)
 		}
-		decls = append(decls, functionDecl{Name: ts.Name, Description: ts.Description, Parameters: params})
+		return functionDecl{Name: ts.Name, Description: ts.Description, Parameters: params}, nil
+	})
+	if err != nil || len(decls) == 0 {
+		return nil, err
 	}
 	return []toolDecl{{FunctionDeclarations: decls}}, nil
 }
@@ -209,7 +204,7 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 	return out, nil
 }
 
-// mapFinishReason maps a Gemini finishReason onto the normalized set: STOP
+// finishReasons maps a Gemini finishReason onto the normalized set: STOP
 // → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
 // PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
 // MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
@@ -217,21 +212,20 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 // any value not listed → error (every newer value has been a failure). ""
 // stays "". STOP with tool calls becomes tool_calls when the response is
 // assembled.
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "STOP":
-		return providers.FinishStop
-	case "MAX_TOKENS":
-		return providers.FinishLength
-	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
-		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
-		return providers.FinishContentFilter
-	default:
-		return providers.FinishError
-	}
+var finishReasons = providers.FinishReasons{
+	Known: map[string]string{
+		"STOP":                     providers.FinishStop,
+		"MAX_TOKENS":               providers.FinishLength,
+		"SAFETY":                   providers.FinishContentFilter,
+		"RECITATION":               providers.FinishContentFilter,
+		"BLOCKLIST":                providers.FinishContentFilter,
+		"PROHIBITED_CONTENT":       providers.FinishContentFilter,
+		"SPII":                     providers.FinishContentFilter,
+		"IMAGE_SAFETY":             providers.FinishContentFilter,
+		"IMAGE_PROHIBITED_CONTENT": providers.FinishContentFilter,
+		"IMAGE_RECITATION":         providers.FinishContentFilter,
+	},
+	Unknown: providers.FinishError,
 }
 
 // Thinking budgets (thinkingBudget, in tokens) for the reasoning efforts;

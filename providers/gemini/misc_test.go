@@ -18,8 +18,8 @@ func TestMapFinishReason(t *testing.T) {
 		"MALFORMED_FUNCTION_CALL": "error", "UNEXPECTED_TOOL_CALL": "error", "OTHER": "error",
 		"FINISH_REASON_UNSPECIFIED": "error", "LANGUAGE": "error", "SOMETHING_NEW": "error",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

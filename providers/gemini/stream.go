@@ -25,11 +25,11 @@ import (
 func (t *geminiTransport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	model, err := t.model(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	body, err := buildRequest(req, t.ep.Model)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	resp, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.streamURL(model), t.baseURL, "check the network and base_url", body,
 		"Accept", "text/event-stream", "X-Goog-Api-Key", t.apiKey)

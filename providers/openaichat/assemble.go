@@ -146,13 +146,7 @@ func (a *assembler) findID(id string) int {
 // (prompt_tokens - cached_tokens), as Anthropic's input_tokens does, so
 // InputTokens + CacheReadTokens is the whole prompt.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.finish,
-		FinishReason:    mapFinishReason(a.finish),
-		Model:           a.model,
-	}
+	r := a.Response(a.model, a.finish, &finishReasons)
 	for i, c := range a.calls {
 		id := c.id
 		if id == "" {

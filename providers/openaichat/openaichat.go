@@ -10,7 +10,6 @@
 package openaichat
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,20 +47,15 @@ var _ providers.Transport = (*chatTransport)(nil)
 func New(ep providers.Endpoint) (providers.Transport, error) {
 	base := defaultBaseURL
 	if ep.BaseURL != "" {
-		u, err := url.Parse(ep.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like http://localhost:11434/v1", ep.Provider, ep.BaseURL)
+		if _, err := ep.CheckBaseURL(ep.BaseURL, "http://localhost:11434/v1"); err != nil {
+			return nil, err
 		}
 		base = strings.TrimRight(ep.BaseURL, "/")
-	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
 	}
 	return &chatTransport{
 		ep:          ep,
 		baseURL:     base,
-		client:      hc,
+		client:      ep.Client(),
 		replayExtra: wantsExtraContent(ep, base),
 		cache:       &msgCache{},
 	}, nil

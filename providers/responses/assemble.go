@@ -241,7 +241,7 @@ func (a *assembler) response() *providers.Response {
 	case "completed":
 		r.RawFinishReason = a.status
 	}
-	r.FinishReason = mapFinishReason(r.RawFinishReason)
+	r.FinishReason = finishReasons.Map(r.RawFinishReason)
 	switch {
 	case r.FinishReason == "":
 	case incomplete:
@@ -267,26 +267,22 @@ func (a *assembler) response() *providers.Response {
 	return r
 }
 
-// mapFinishReason maps what this transport reports as the raw finish
+// finishReasons maps what this transport reports as the raw finish
 // reason onto the normalized set: "completed" → stop (Stream makes it
 // tool_calls when there are function calls), "max_output_tokens" and an
 // "incomplete" without reason → length, "content_filter" → content_filter,
 // "failed" and "cancelled" → error; unknown values count as stop and ""
 // stays "".
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "completed", "stop":
-		return providers.FinishStop
-	case "max_output_tokens", "incomplete", "length":
-		return providers.FinishLength
-	case "content_filter":
-		return providers.FinishContentFilter
-	case "failed", "cancelled":
-		return providers.FinishError
-	default:
-		return providers.FinishStop
-	}
+var finishReasons = providers.FinishReasons{
+	Known: map[string]string{
+		"completed":         providers.FinishStop,
+		"stop":              providers.FinishStop,
+		"max_output_tokens": providers.FinishLength,
+		"incomplete":        providers.FinishLength,
+		"length":            providers.FinishLength,
+		"content_filter":    providers.FinishContentFilter,
+		"failed":            providers.FinishError,
+		"cancelled":         providers.FinishError,
+	},
+	Unknown: providers.FinishStop,
 }

@@ -151,8 +151,8 @@ func TestMapFinishReason(t *testing.T) {
 		"completed": "stop", "max_output_tokens": "length", "content_filter": "content_filter",
 		"incomplete": "length", "failed": "error", "cancelled": "error", "": "", "new_reason": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

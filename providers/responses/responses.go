@@ -16,9 +16,7 @@
 package responses
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"talaria/providers"
@@ -53,15 +51,10 @@ var _ providers.Transport = (*transport)(nil)
 func New(ep providers.Endpoint) (providers.Transport, error) {
 	base := defaultBaseURL
 	if ep.BaseURL != "" {
-		u, err := url.Parse(ep.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like https://api.openai.com/v1", ep.Provider, ep.BaseURL)
+		if _, err := ep.CheckBaseURL(ep.BaseURL, "https://api.openai.com/v1"); err != nil {
+			return nil, err
 		}
 		base = strings.TrimRight(ep.BaseURL, "/")
 	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &transport{ep: ep, url: base + "/responses", client: hc}, nil
+	return &transport{ep: ep, url: base + "/responses", client: ep.Client()}, nil
 }

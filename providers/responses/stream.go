@@ -22,7 +22,7 @@ import (
 func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	body, err := t.buildBody(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
 		"check that the server is running and base_url is right", body,
