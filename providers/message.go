@@ -115,8 +115,16 @@ func (m *Message) SetFlag(key string, v any) {
 }
 
 // FlagToolError is the internal flag on a role=tool message whose call
-// failed; wires with a failure field (Bedrock, Gemini) read it.
+// failed; wires with a failure field (Bedrock, Gemini) read it through
+// ToolFailed.
 const FlagToolError = "_tool_error"
+
+// ToolFailed reports whether m, a role=tool message, is the result of a
+// failed call: FlagToolError is set, or its text starts with "Error:" (the
+// tools.Errorf convention).
+func (m *Message) ToolFailed() bool {
+	return m.Flag(FlagToolError) || strings.HasPrefix(m.Content, "Error:")
+}
 
 // ToolSpec describes one tool offered to the model.
 type ToolSpec struct {

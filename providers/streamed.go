@@ -59,40 +59,36 @@ func CompactArgs(raw json.RawMessage) []byte {
 	return buf.Bytes()
 }
 
-// FinishReasons is a wire's table of finish (stop) reasons: Known maps a
-// raw value onto the normalized set (FinishStop, FinishLength, ...), and
-// Unknown is the normalized reason of any other non-empty value. With
-// Fold, a raw value is looked up lowercased (Known's keys are lowercase).
-type FinishReasons struct {
-	Known   map[string]string
-	Unknown string
-	Fold    bool
-}
+// FinishReasons is a wire's table of finish (stop) reasons: it maps a raw
+// value onto the normalized set (FinishStop, FinishLength, ...); the entry
+// under FinishOther is the normalized reason of any value not listed.
+type FinishReasons map[string]string
 
-// Map normalizes a raw finish reason: "" stays "", a known value maps,
-// any other is Unknown.
-func (f *FinishReasons) Map(raw string) string {
+// FinishOther is the key of FinishReasons whose value stands for every raw
+// finish reason the table does not list.
+const FinishOther = "*"
+
+// Map normalizes a raw finish reason: "" stays "", a listed value maps,
+// any other gets the FinishOther entry.
+func (f FinishReasons) Map(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	if f.Fold {
-		raw = strings.ToLower(raw)
-	}
-	if r, ok := f.Known[raw]; ok {
+	if r, ok := f[raw]; ok {
 		return r
 	}
-	return f.Unknown
+	return f[FinishOther]
 }
 
 // Response starts the Response of an assembler: the content and reasoning
-// so far, model, and rawFinish as the wire said it with its reason
-// normalized by reasons. The wire adds tool calls, usage and replay.
-func (s *Streamed) Response(model, rawFinish string, reasons *FinishReasons) *Response {
+// so far, model, and the finish reason as the wire said it (raw) and
+// normalized (finish). The wire adds tool calls, usage and replay.
+func (s *Streamed) Response(model, raw, finish string) *Response {
 	return &Response{
 		Content:         s.Content(),
 		Reasoning:       s.Reasoning(),
-		RawFinishReason: rawFinish,
-		FinishReason:    reasons.Map(rawFinish),
+		RawFinishReason: raw,
+		FinishReason:    finish,
 		Model:           model,
 	}
 }

@@ -7,6 +7,20 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a wire stop_reason onto the normalized set (see the
+// package documentation); pause_turn becomes FinishPauseTurn, unknown values
+// count as stop, and "" stays "".
+var finishReasons = providers.FinishReasons{
+	"end_turn":                      providers.FinishStop,
+	"stop_sequence":                 providers.FinishStop,
+	"max_tokens":                    providers.FinishLength,
+	"model_context_window_exceeded": providers.FinishLength,
+	"tool_use":                      providers.FinishToolCalls,
+	"refusal":                       providers.FinishContentFilter,
+	"pause_turn":                    FinishPauseTurn,
+	providers.FinishOther:           providers.FinishStop,
+}
+
 // assembler builds a Response from stream events (or from the blocks of a
 // complete message) and reports deltas as they arrive.
 type assembler struct {
@@ -144,7 +158,7 @@ func (a *assembler) addComplete(m *wireMessage) {
 // runs. A finished call with no input is "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens as Anthropic reports it).
 func (a *assembler) response() *providers.Response {
-	r := a.Response(a.model, a.stop, &finishReasons)
+	r := a.Response(a.model, a.stop, finishReasons.Map(a.stop))
 	r.Usage = providers.Usage{
 		InputTokens:      deref(a.usage.InputTokens),
 		OutputTokens:     deref(a.usage.OutputTokens),
@@ -199,20 +213,4 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 		tc.Arguments = "{}"
 	}
 	return tc
-}
-
-// finishReasons maps a wire stop_reason onto the normalized set (see the
-// package documentation); pause_turn becomes FinishPauseTurn, unknown values
-// count as stop, and "" stays "".
-var finishReasons = providers.FinishReasons{
-	Known: map[string]string{
-		"end_turn":                      providers.FinishStop,
-		"stop_sequence":                 providers.FinishStop,
-		"max_tokens":                    providers.FinishLength,
-		"model_context_window_exceeded": providers.FinishLength,
-		"tool_use":                      providers.FinishToolCalls,
-		"refusal":                       providers.FinishContentFilter,
-		"pause_turn":                    FinishPauseTurn,
-	},
-	Unknown: providers.FinishStop,
 }

@@ -9,12 +9,6 @@ import (
 	"talaria/providers"
 )
 
-// ToolErrorFlag is the internal message flag (see providers.Message.Flag)
-// that marks a role=tool message as a failed call, sent as
-// toolResult.status "error". Without the flag, a result whose text starts
-// with "Error:" (the tools.Errorf convention) counts as failed too.
-const ToolErrorFlag = providers.FlagToolError
-
 // replayKey is the key under which ReasoningReplay holds this transport's
 // reasoning blocks: {"bedrock_converse": [<reasoningContent>, ...]}. Keyed,
 // so replay data of another transport (after a fallback) is never sent here.
@@ -62,7 +56,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool, sent [][]provid
 				continue
 			}
 			status := "success"
-			if isToolError(m) {
+			if m.ToolFailed() {
 				status = "error"
 			}
 			add("user", contentBlock{ToolResult: &toolResultBlock{
@@ -146,11 +140,6 @@ func replayBlocks(raw json.RawMessage) []contentBlock {
 	return out
 }
 
-// isToolError reports a failed tool call: ToolErrorFlag, or "Error:" text.
-func isToolError(m providers.Message) bool {
-	return m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:")
-}
-
 // convertTools maps tool specs to Converse tools (each a toolSpec with
 // inputSchema.json). A spec without parameters gets an empty object
 // schema; parameters that are not valid JSON are an error. Nil or empty
@@ -232,26 +221,6 @@ func hasToolTraffic(msgs []providers.Message) bool {
 		}
 	}
 	return false
-}
-
-// finishReasons maps a Converse stopReason onto the normalized set:
-// end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
-// model_context_window_exceeded → length, guardrail_intervened and
-// content_filtered → content_filter, malformed_model_output and
-// malformed_tool_use → error; unknown values count as stop. "" stays "".
-var finishReasons = providers.FinishReasons{
-	Known: map[string]string{
-		"end_turn":                      providers.FinishStop,
-		"stop_sequence":                 providers.FinishStop,
-		"tool_use":                      providers.FinishToolCalls,
-		"max_tokens":                    providers.FinishLength,
-		"model_context_window_exceeded": providers.FinishLength,
-		"guardrail_intervened":          providers.FinishContentFilter,
-		"content_filtered":              providers.FinishContentFilter,
-		"malformed_model_output":        providers.FinishError,
-		"malformed_tool_use":            providers.FinishError,
-	},
-	Unknown: providers.FinishStop,
 }
 
 func textBlock(s string) contentBlock { return contentBlock{Text: &s} }

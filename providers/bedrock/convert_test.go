@@ -15,7 +15,7 @@ import (
 func toolTurn() []providers.Message {
 	replay := json.RawMessage(`{"bedrock_converse":[{"reasoningText":{"text":"Read both.","signature":"sig-1"}},{"reasoningText":{"text":"unsigned"}},{"redactedContent":"cmVkYWN0ZWQ="}],"anthropic_messages":[{"type":"thinking"}]}`)
 	errMsg := providers.Message{Role: providers.RoleTool, ToolCallID: "tooluse_b", ToolName: "list_dir", Content: "permission denied"}
-	errMsg.SetFlag(ToolErrorFlag, true)
+	errMsg.SetFlag(providers.FlagToolError, true)
 	return []providers.Message{
 		{Role: providers.RoleSystem, Content: "You are talaria."},
 		{Role: providers.RoleUser, Content: "look around"},

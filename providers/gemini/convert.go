@@ -9,13 +9,6 @@ import (
 	"talaria/providers"
 )
 
-// ToolErrorFlag is the internal message flag (see providers.Message.Flag)
-// that marks a role=tool message as a failed call, sent as
-// functionResponse.response.error instead of .result. Without the flag, a
-// result whose text starts with "Error:" (the tools.Errorf convention)
-// counts as failed too.
-const ToolErrorFlag = providers.FlagToolError
-
 // replayKey is the key under which ReasoningReplay holds the signature of
 // the answer's non-call parts: {"gemini_native":{"thought_signature":"…"}}.
 // Keyed, so replay data of another transport is never sent here.
@@ -77,7 +70,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 				return nil, fmt.Errorf("message %d: tool result has no tool name and answers no known call (id %q); Gemini needs the function name", i, m.ToolCallID)
 			}
 			key := "result"
-			if m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:") {
+			if m.ToolFailed() {
 				key = "error"
 			}
 			add("user", true, part{FunctionResponse: &functionResponse{
@@ -202,30 +195,6 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 		}
 	}
 	return out, nil
-}
-
-// finishReasons maps a Gemini finishReason onto the normalized set: STOP
-// → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
-// PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
-// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
-// MISSING_THOUGHT_SIGNATURE, LANGUAGE, OTHER, FINISH_REASON_UNSPECIFIED and
-// any value not listed → error (every newer value has been a failure). ""
-// stays "". STOP with tool calls becomes tool_calls when the response is
-// assembled.
-var finishReasons = providers.FinishReasons{
-	Known: map[string]string{
-		"STOP":                     providers.FinishStop,
-		"MAX_TOKENS":               providers.FinishLength,
-		"SAFETY":                   providers.FinishContentFilter,
-		"RECITATION":               providers.FinishContentFilter,
-		"BLOCKLIST":                providers.FinishContentFilter,
-		"PROHIBITED_CONTENT":       providers.FinishContentFilter,
-		"SPII":                     providers.FinishContentFilter,
-		"IMAGE_SAFETY":             providers.FinishContentFilter,
-		"IMAGE_PROHIBITED_CONTENT": providers.FinishContentFilter,
-		"IMAGE_RECITATION":         providers.FinishContentFilter,
-	},
-	Unknown: providers.FinishError,
 }
 
 // Thinking budgets (thinkingBudget, in tokens) for the reasoning efforts;

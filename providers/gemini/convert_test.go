@@ -14,7 +14,7 @@ import (
 // and on the text, and a user steer after the results.
 func toolTurn() []providers.Message {
 	failed := providers.Message{Role: providers.RoleTool, ToolCallID: "call_1", ToolName: "list_dir", Content: "permission denied"}
-	failed.SetFlag(ToolErrorFlag, true)
+	failed.SetFlag(providers.FlagToolError, true)
 	return []providers.Message{
 		{Role: providers.RoleSystem, Content: "You are talaria."},
 		{Role: providers.RoleSystem, Content: "Model: gemini-2.5-pro"},

@@ -10,6 +10,28 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a wire finish_reason onto the normalized set:
+// function_call becomes tool_calls, a few spellings used by compatible
+// servers are folded in, and unknown values count as stop. "" stays "".
+var finishReasons = providers.FinishReasons{
+	"stop":                providers.FinishStop,
+	"eos":                 providers.FinishStop,
+	"end_turn":            providers.FinishStop,
+	"stop_sequence":       providers.FinishStop,
+	"length":              providers.FinishLength,
+	"max_tokens":          providers.FinishLength,
+	"model_length":        providers.FinishLength,
+	"tool_calls":          providers.FinishToolCalls,
+	"function_call":       providers.FinishToolCalls,
+	"tool_use":            providers.FinishToolCalls,
+	"content_filter":      providers.FinishContentFilter,
+	"refusal":             providers.FinishContentFilter,
+	"safety":              providers.FinishContentFilter,
+	"error":               providers.FinishError,
+	"abort":               providers.FinishError,
+	providers.FinishOther: providers.FinishStop,
+}
+
 // assembler builds a Response from chunks (or from the single "chunk" of a
 // complete response) and reports deltas as they arrive.
 type assembler struct {
@@ -146,7 +168,7 @@ func (a *assembler) findID(id string) int {
 // (prompt_tokens - cached_tokens), as Anthropic's input_tokens does, so
 // InputTokens + CacheReadTokens is the whole prompt.
 func (a *assembler) response() *providers.Response {
-	r := a.Response(a.model, a.finish, &finishReasons)
+	r := a.Response(a.model, a.finish, finishReasons.Map(strings.ToLower(a.finish)))
 	for i, c := range a.calls {
 		id := c.id
 		if id == "" {

@@ -185,31 +185,6 @@ func refusesMaxTokens(model string) bool {
 	return false
 }
 
-// finishReasons maps a wire finish_reason onto the normalized set:
-// function_call becomes tool_calls, a few spellings used by compatible
-// servers are folded in, and unknown values count as stop. "" stays "".
-var finishReasons = providers.FinishReasons{
-	Known: map[string]string{
-		"stop":           providers.FinishStop,
-		"eos":            providers.FinishStop,
-		"end_turn":       providers.FinishStop,
-		"stop_sequence":  providers.FinishStop,
-		"length":         providers.FinishLength,
-		"max_tokens":     providers.FinishLength,
-		"model_length":   providers.FinishLength,
-		"tool_calls":     providers.FinishToolCalls,
-		"function_call":  providers.FinishToolCalls,
-		"tool_use":       providers.FinishToolCalls,
-		"content_filter": providers.FinishContentFilter,
-		"refusal":        providers.FinishContentFilter,
-		"safety":         providers.FinishContentFilter,
-		"error":          providers.FinishError,
-		"abort":          providers.FinishError,
-	},
-	Unknown: providers.FinishStop,
-	Fold:    true,
-}
-
 func orDefault(s, def string) string {
 	if s == "" {
 		return def

@@ -8,6 +8,24 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps what this transport reports as the raw finish
+// reason onto the normalized set: "completed" → stop (Stream makes it
+// tool_calls when there are function calls), "max_output_tokens" and an
+// "incomplete" without reason → length, "content_filter" → content_filter,
+// "failed" and "cancelled" → error; unknown values count as stop and ""
+// stays "".
+var finishReasons = providers.FinishReasons{
+	"completed":           providers.FinishStop,
+	"stop":                providers.FinishStop,
+	"max_output_tokens":   providers.FinishLength,
+	"incomplete":          providers.FinishLength,
+	"length":              providers.FinishLength,
+	"content_filter":      providers.FinishContentFilter,
+	"failed":              providers.FinishError,
+	"cancelled":           providers.FinishError,
+	providers.FinishOther: providers.FinishStop,
+}
+
 // assembler builds a Response from stream events (or from the output items
 // of a complete response) and reports deltas as they arrive.
 type assembler struct {
@@ -265,24 +283,4 @@ func (a *assembler) response() *providers.Response {
 		r.ReasoningReplay, _ = json.Marshal(replay{Format: ReplayFormat, Items: a.items})
 	}
 	return r
-}
-
-// finishReasons maps what this transport reports as the raw finish
-// reason onto the normalized set: "completed" → stop (Stream makes it
-// tool_calls when there are function calls), "max_output_tokens" and an
-// "incomplete" without reason → length, "content_filter" → content_filter,
-// "failed" and "cancelled" → error; unknown values count as stop and ""
-// stays "".
-var finishReasons = providers.FinishReasons{
-	Known: map[string]string{
-		"completed":         providers.FinishStop,
-		"stop":              providers.FinishStop,
-		"max_output_tokens": providers.FinishLength,
-		"incomplete":        providers.FinishLength,
-		"length":            providers.FinishLength,
-		"content_filter":    providers.FinishContentFilter,
-		"failed":            providers.FinishError,
-		"cancelled":         providers.FinishError,
-	},
-	Unknown: providers.FinishStop,
 }
