@@ -39,13 +39,10 @@ type StreamAnswer struct {
 // returned as that error, with the status; a document that is not an
 // answer is an APIError quoting it.
 func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError, onDelta func(Delta)) (*Response, error) {
-	if e != nil {
+	if e := Answered(ctx, s.Provider, res, e, s.Fill); e != nil {
 		return nil, e
 	}
 	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, HTTPError(ctx, s.Provider, res, s.Fill)
-	}
 	h := res.Header.Clone()
 	br, stream := sse.Open(res)
 	if stream {
@@ -68,6 +65,21 @@ func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError
 		}
 	}
 	return resp, nil
+}
+
+// Answered sorts the outcome of PostJSON (res, or e when the request got
+// no answer): e itself; for a non-2xx answer, HTTPError's error with fill
+// (the body read and closed); nil for a 2xx answer, whose body the caller
+// reads and closes.
+func Answered(ctx context.Context, provider string, res *http.Response, e *APIError, fill func(*APIError, []byte) bool) *APIError {
+	if e != nil {
+		return e
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		defer res.Body.Close()
+		return HTTPError(ctx, provider, res, fill)
+	}
+	return nil
 }
 
 // ReadEvents calls fn with the name and the data (trimmed) of each event

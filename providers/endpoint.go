@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Client is the HTTP client that carries every request of the endpoint:
@@ -17,15 +18,21 @@ func (ep Endpoint) Client() *http.Client {
 	return &http.Client{}
 }
 
-// CheckBaseURL parses base, the base URL a wire derived from
-// ep.BaseURL, and requires an http(s) URL with a host. The error names
-// the provider, quotes ep.BaseURL as configured and suggests example.
-func (ep Endpoint) CheckBaseURL(base, example string) (*url.URL, error) {
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like %s", ep.Provider, ep.BaseURL, example)
+// Base is the base URL of the endpoint's calls: BaseURL with surrounding
+// spaces and trailing slashes trimmed, or def (the wire's default) when
+// that leaves nothing; u is its parse. It must be an http(s) URL with a
+// host: the error names the provider, quotes BaseURL as configured and
+// suggests example.
+func (ep Endpoint) Base(def, example string) (base string, u *url.URL, err error) {
+	base = strings.TrimRight(strings.TrimSpace(ep.BaseURL), "/")
+	if base == "" {
+		base = def
 	}
-	return u, nil
+	u, err = url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like %s", ep.Provider, ep.BaseURL, example)
+	}
+	return base, u, nil
 }
 
 // ModelFor is the model id a call of req goes to: req.Model, else the

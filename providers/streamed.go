@@ -17,6 +17,15 @@ const IncompleteExtra = `{"incomplete":true}`
 type Streamed struct {
 	OnDelta            OnDelta
 	content, reasoning strings.Builder
+	model              string
+}
+
+// SetModel records the model id the answer names; "" (a chunk that names
+// none) keeps the one recorded before.
+func (s *Streamed) SetModel(model string) {
+	if model != "" {
+		s.model = model
+	}
 }
 
 // AddText appends s to the content and reports it as a DeltaText; "" is
@@ -80,15 +89,15 @@ func (f FinishReasons) Map(raw string) string {
 	return f[FinishOther]
 }
 
-// Response starts the Response of an assembler: the content and reasoning
-// so far, model, and the finish reason as the wire said it (raw) and
+// Response starts the Response of an assembler: the content, reasoning
+// and model so far, and the finish reason as the wire said it (raw) and
 // normalized (finish). The wire adds tool calls, usage and replay.
-func (s *Streamed) Response(model, raw, finish string) *Response {
+func (s *Streamed) Response(raw, finish string) *Response {
 	return &Response{
 		Content:         s.Content(),
 		Reasoning:       s.Reasoning(),
 		RawFinishReason: raw,
 		FinishReason:    finish,
-		Model:           model,
+		Model:           s.model,
 	}
 }

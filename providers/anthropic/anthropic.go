@@ -63,13 +63,6 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 
 // normalizeBaseURL checks ep.BaseURL and trims a trailing slash and /v1.
 func normalizeBaseURL(ep providers.Endpoint) (string, error) {
-	if ep.BaseURL == "" {
-		return defaultBaseURL, nil
-	}
-	if _, err := ep.CheckBaseURL(ep.BaseURL, defaultBaseURL); err != nil {
-		return "", err
-	}
-	base := strings.TrimRight(ep.BaseURL, "/")
-	base = strings.TrimSuffix(base, "/v1")
-	return base, nil
+	base, _, err := ep.Base(defaultBaseURL, defaultBaseURL)
+	return strings.TrimSuffix(base, "/v1"), err
 }

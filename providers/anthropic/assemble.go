@@ -29,7 +29,6 @@ type assembler struct {
 	ncalls             int
 	stop               string // raw stop_reason
 	usage              wireUsage
-	model              string
 	started            bool // message_start seen
 	finished           bool // message_stop seen
 }
@@ -58,7 +57,7 @@ func (a *assembler) add(ev *event) {
 	case "message_start":
 		a.started = true
 		if m := ev.Message; m != nil {
-			a.model = m.Model
+			a.SetModel(m.Model)
 			a.usage.merge(m.Usage)
 			if m.StopReason != "" {
 				a.stop = m.StopReason
@@ -158,7 +157,7 @@ func (a *assembler) addComplete(m *wireMessage) {
 // runs. A finished call with no input is "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens as Anthropic reports it).
 func (a *assembler) response() *providers.Response {
-	r := a.Response(a.model, a.stop, finishReasons.Map(a.stop))
+	r := a.Response(a.stop, finishReasons.Map(a.stop))
 	r.Usage = providers.Usage{
 		InputTokens:      deref(a.usage.InputTokens),
 		OutputTokens:     deref(a.usage.OutputTokens),

@@ -142,7 +142,8 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 
 // response returns what has been assembled so far.
 func (a *assembler) response(model string) *providers.Response {
-	r := a.Response(model, a.stopReason, finishReasons.Map(a.stopReason))
+	a.SetModel(model)
+	r := a.Response(a.stopReason, finishReasons.Map(a.stopReason))
 	for _, c := range a.calls {
 		args := c.args.String()
 		if strings.TrimSpace(args) == "" {

@@ -74,12 +74,8 @@ func NewStreaming(ep providers.Endpoint) (providers.Transport, error) {
 
 // newTransport is New with the environment lookup passed in, for tests.
 func newTransport(ep providers.Endpoint, getenv func(string) string, stream bool) (*converseTransport, error) {
-	base := strings.TrimRight(strings.TrimSpace(ep.BaseURL), "/")
-	if base == "" {
-		region := firstNonEmpty(getenv(EnvRegion), getenv(EnvDefaultRegion), DefaultRegion)
-		base = "https://bedrock-runtime." + region + ".amazonaws.com"
-	}
-	u, err := ep.CheckBaseURL(base, "https://bedrock-runtime.us-east-1.amazonaws.com")
+	region := firstNonEmpty(getenv(EnvRegion), getenv(EnvDefaultRegion), DefaultRegion)
+	base, u, err := ep.Base("https://bedrock-runtime."+region+".amazonaws.com", "https://bedrock-runtime.us-east-1.amazonaws.com")
 	if err != nil {
 		return nil, err
 	}

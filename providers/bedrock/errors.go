@@ -19,23 +19,24 @@ import (
 // providers.Classify recognizes.
 const CodeContextOverflow = "context_length_exceeded"
 
-// httpError converts a non-2xx answer into an APIError: the message from
-// the JSON body ("message" or "Message"), the exception name from the
-// x-amzn-ErrorType header or the body's "__type".
-func (t *converseTransport) httpError(resp *http.Response) *providers.APIError {
-	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
-	if eb, ok := e.ParseBody(body); ok {
+// fillHTTPError fills e, a non-2xx answer, from its body: the message
+// from the JSON body ("message" or "Message", else a one-line summary of
+// the body), the exception name from the x-amzn-ErrorType header or the
+// body's "__type", and CodeContextOverflow for an overflow message.
+func fillHTTPError(e *providers.APIError, body []byte) bool {
+	eb, ok := e.ParseBody(body)
+	if ok {
 		e.Message = eb.Message
 		e.Type = exceptionName(eb.Type)
 	}
-	if h := exceptionName(resp.Header.Get("x-amzn-ErrorType")); h != "" {
+	if h := exceptionName(e.Headers.Get("x-amzn-ErrorType")); h != "" {
 		e.Type = h
 	}
 	if e.Message == "" {
-		e.Message = providers.SummarizeText(resp.StatusCode, body)
+		e.Message = providers.SummarizeText(e.Status, body)
 	}
 	e.Code = overflowCode(e.Type, e.Message)
-	return e
+	return ok
 }
 
 // exceptionName reduces an AWS error type to the exception name:

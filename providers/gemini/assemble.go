@@ -42,7 +42,6 @@ type assembler struct {
 	finish   string
 	blocked  string
 	usage    *usageMetadata
-	model    string
 	sawChunk bool
 }
 
@@ -53,9 +52,7 @@ func newAssembler(onDelta func(providers.Delta)) *assembler {
 // add folds in one chunk. Only the candidate with index 0 is read.
 func (a *assembler) add(r *generateResponse) {
 	a.sawChunk = true
-	if r.ModelVersion != "" {
-		a.model = r.ModelVersion
-	}
+	a.SetModel(r.ModelVersion)
 	if r.UsageMetadata != nil {
 		a.usage = r.UsageMetadata
 	}
@@ -121,7 +118,7 @@ func (a *assembler) done() bool { return a.finish != "" || a.blocked != "" }
 // them) and OutputTokens includes the thinking tokens (billed as output),
 // also reported as ReasoningTokens.
 func (a *assembler) response() *providers.Response {
-	r := a.Response(a.model, a.finish, finishReasons.Map(a.finish))
+	r := a.Response(a.finish, finishReasons.Map(a.finish))
 	r.ToolCalls = a.calls
 	if a.finish == "" && a.blocked != "" {
 		r.RawFinishReason, r.FinishReason = a.blocked, providers.FinishContentFilter

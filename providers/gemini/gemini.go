@@ -58,15 +58,11 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 
 // newTransport is New with the environment lookup passed in, for tests.
 func newTransport(ep providers.Endpoint, getenv func(string) string) (*geminiTransport, error) {
-	base := strings.TrimRight(strings.TrimSpace(ep.BaseURL), "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	base = strings.TrimRight(strings.TrimSuffix(base, "/openai"), "/")
-	u, err := ep.CheckBaseURL(base, DefaultBaseURL)
+	base, u, err := ep.Base(DefaultBaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
+	base = strings.TrimRight(strings.TrimSuffix(base, "/openai"), "/")
 	key := strings.TrimSpace(ep.APIKey)
 	for _, name := range []string{EnvAPIKey, EnvGoogleAPIKey} {
 		if key == "" {

@@ -41,7 +41,6 @@ type assembler struct {
 	byIndex            map[int]int // wire index -> position in calls
 	finish             string      // raw finish_reason, last non-empty one
 	usage              *wireUsage
-	model              string
 	sawChunk           bool
 }
 
@@ -61,9 +60,7 @@ func newAssembler(onDelta func(providers.Delta)) *assembler {
 // no choices contribute usage and model only.
 func (a *assembler) add(c *chunk) {
 	a.sawChunk = true
-	if c.Model != "" {
-		a.model = c.Model
-	}
+	a.SetModel(c.Model)
 	if c.Usage != nil {
 		a.usage = c.Usage
 	}
@@ -168,7 +165,7 @@ func (a *assembler) findID(id string) int {
 // (prompt_tokens - cached_tokens), as Anthropic's input_tokens does, so
 // InputTokens + CacheReadTokens is the whole prompt.
 func (a *assembler) response() *providers.Response {
-	r := a.Response(a.model, a.finish, finishReasons.Map(strings.ToLower(a.finish)))
+	r := a.Response(a.finish, finishReasons.Map(strings.ToLower(a.finish)))
 	for i, c := range a.calls {
 		id := c.id
 		if id == "" {

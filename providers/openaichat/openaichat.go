@@ -45,12 +45,9 @@ var _ providers.Transport = (*chatTransport)(nil)
 // credential (local servers). Nothing is retried here: that is the loop's
 // job.
 func New(ep providers.Endpoint) (providers.Transport, error) {
-	base := defaultBaseURL
-	if ep.BaseURL != "" {
-		if _, err := ep.CheckBaseURL(ep.BaseURL, "http://localhost:11434/v1"); err != nil {
-			return nil, err
-		}
-		base = strings.TrimRight(ep.BaseURL, "/")
+	base, _, err := ep.Base(defaultBaseURL, "http://localhost:11434/v1")
+	if err != nil {
+		return nil, err
 	}
 	return &chatTransport{
 		ep:          ep,

@@ -41,7 +41,6 @@ type assembler struct {
 	status      string
 	incomplete  string // incomplete_details.reason
 	usage       *wireUsage
-	model       string
 	sawEvent    bool
 	terminal    bool // response.completed / incomplete / failed seen
 }
@@ -101,9 +100,7 @@ func (a *assembler) setResponse(r *wireResponse) {
 	if r == nil {
 		return
 	}
-	if r.Model != "" {
-		a.model = r.Model
-	}
+	a.SetModel(r.Model)
 	if r.Status != "" {
 		a.status = r.Status
 	}
@@ -228,11 +225,17 @@ func (a *assembler) addReasoning(itemID string, index int, s string) {
 // finished call with no arguments gets "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens - cached_tokens), as Anthropic's does.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:   a.Content(),
-		Reasoning: a.Reasoning(),
-		Model:     a.model,
+	var raw string
+	switch a.status {
+	case "incomplete":
+		raw = a.incomplete
+		if raw == "" {
+			raw = a.status
+		}
+	case "completed":
+		raw = a.status
 	}
+	r := a.Response(raw, finishReasons.Map(raw))
 	incomplete := false
 	for i, c := range a.calls {
 		tc := providers.ToolCall{ID: c.callID, Name: c.name, Arguments: c.args.String()}
@@ -250,16 +253,6 @@ func (a *assembler) response() *providers.Response {
 		}
 		r.ToolCalls = append(r.ToolCalls, tc)
 	}
-	switch a.status {
-	case "incomplete":
-		r.RawFinishReason = a.incomplete
-		if r.RawFinishReason == "" {
-			r.RawFinishReason = a.status
-		}
-	case "completed":
-		r.RawFinishReason = a.status
-	}
-	r.FinishReason = finishReasons.Map(r.RawFinishReason)
 	switch {
 	case r.FinishReason == "":
 	case incomplete:

@@ -17,7 +17,6 @@ package responses
 
 import (
 	"net/http"
-	"strings"
 
 	"talaria/providers"
 )
@@ -49,12 +48,9 @@ var _ providers.Transport = (*transport)(nil)
 // retried here, retrying is the caller's job. An empty ep.APIKey sends no
 // Authorization header (local servers).
 func New(ep providers.Endpoint) (providers.Transport, error) {
-	base := defaultBaseURL
-	if ep.BaseURL != "" {
-		if _, err := ep.CheckBaseURL(ep.BaseURL, "https://api.openai.com/v1"); err != nil {
-			return nil, err
-		}
-		base = strings.TrimRight(ep.BaseURL, "/")
+	base, _, err := ep.Base(defaultBaseURL, "https://api.openai.com/v1")
+	if err != nil {
+		return nil, err
 	}
 	return &transport{ep: ep, url: base + "/responses", client: ep.Client()}, nil
 }
