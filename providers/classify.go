@@ -81,6 +81,13 @@ const (
 	ReasonInterrupted FailoverReason = "interrupted"
 )
 
+// CodeContextOverflow is the error code of a prompt longer than the
+// model's context window (OpenAI's own, and what the codes table maps to
+// ReasonContextOverflow). A wire whose provider has no code of its own for
+// it (Bedrock, Gemini) sets it as the APIError's Code or Type when the
+// message says so.
+const CodeContextOverflow = "context_length_exceeded"
+
 // maxClassifiedMessage bounds Classified.Message, in bytes.
 const maxClassifiedMessage = 500
 
@@ -312,7 +319,7 @@ func specificCode(ev *evidence) (FailoverReason, bool) {
 // codeReason maps one precise error code.
 func codeReason(code string) (FailoverReason, bool) {
 	switch code {
-	case "context_length_exceeded", "max_tokens_exceeded", "exceed_context_size_error":
+	case CodeContextOverflow, "max_tokens_exceeded", "exceed_context_size_error":
 		return ReasonContextOverflow, true
 	case "request_too_large":
 		return ReasonPayloadTooLarge, true

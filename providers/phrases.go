@@ -294,7 +294,7 @@ func (s signal) in(ev *evidence) bool {
 	case injectedParamRejected:
 		return paramRejectText.in(ev) && isServerInjectedParam(t)
 	case overflowEvidence:
-		return overflowText.in(ev) || ev.hasCode("context_length_exceeded", "max_tokens_exceeded", "exceed_context_size_error")
+		return overflowText.in(ev) || ev.hasCode(CodeContextOverflow, "max_tokens_exceeded", "exceed_context_size_error")
 	case modelNotFoundEvidence:
 		return modelNotFoundText.in(ev) || ev.hasCode("model_not_found", "model_not_available", "invalid_model")
 	case billingEvidence:

@@ -36,7 +36,7 @@ func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 			return newClassified(ReasonFormatError)
 		case emptyResponseText.in(ev):
 			return newClassified(ReasonServerError)
-		case overflowText.in(ev) || ev.hasCode("context_length_exceeded", "exceed_context_size_error"):
+		case overflowText.in(ev) || ev.hasCode(CodeContextOverflow, "exceed_context_size_error"):
 			return newClassified(ReasonContextOverflow)
 		}
 		return newClassified(ReasonServerError)
@@ -44,7 +44,7 @@ func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 		switch {
 		case emptyResponseText.in(ev):
 			return newClassified(ReasonServerError)
-		case overflowText.in(ev) || ev.hasCode("context_length_exceeded", "exceed_context_size_error"):
+		case overflowText.in(ev) || ev.hasCode(CodeContextOverflow, "exceed_context_size_error"):
 			return newClassified(ReasonContextOverflow)
 		}
 		return newClassified(ReasonOverloaded)

@@ -28,18 +28,18 @@ func TestHTTPErrors(t *testing.T) {
 		{
 			name: "input too long", status: 400, errType: "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/",
 			body: `{"message":"Input is too long for requested model."}`,
-			msg:  "Input is too long for requested model.", typ: "ValidationException", code: CodeContextOverflow,
+			msg:  "Input is too long for requested model.", typ: "ValidationException", code: providers.CodeContextOverflow,
 		},
 		{
 			name: "too many tokens", status: 400, errType: "ValidationException",
 			body: `{"message":"The model returned the following errors: prompt is too long: 215123 tokens > 200000 maximum"}`,
-			typ:  "ValidationException", code: CodeContextOverflow,
+			typ:  "ValidationException", code: providers.CodeContextOverflow,
 			msg: "The model returned the following errors: prompt is too long: 215123 tokens > 200000 maximum",
 		},
 		{
 			name: "input tokens exceed", status: 400, errType: "ValidationException",
 			body: `{"message":"Malformed input request: #: expected maxLength: 1000000, actual: 1048577, the number of input tokens exceeds the limit, please reformat your input and try again."}`,
-			typ:  "ValidationException", code: CodeContextOverflow,
+			typ:  "ValidationException", code: providers.CodeContextOverflow,
 			msg: "Malformed input request: #: expected maxLength: 1000000, actual: 1048577, the number of input tokens exceeds the limit, please reformat your input and try again.",
 		},
 		{

@@ -14,14 +14,6 @@ import (
 	"talaria/providers"
 )
 
-// TypeContextOverflow is the APIError.Type set when a Gemini error says
-// the prompt is longer than the model's context ("The input token count
-// (1196265) exceeds the maximum number of tokens allowed (1048576).") and
-// the error has no ErrorInfo reason: Gemini has no error code of its own
-// for it (the status is INVALID_ARGUMENT), and this one is what
-// providers.Classify recognizes.
-const TypeContextOverflow = "context_length_exceeded"
-
 // fillHTTPError fills e, a non-2xx answer, from its body: Status is the HTTP
 // status, Code the error's status string (RESOURCE_EXHAUSTED, ...), Message
 // its message, Type the reason of an ErrorInfo detail (API_KEY_INVALID,
@@ -71,7 +63,7 @@ func fillError(e *providers.APIError, body []byte) bool {
 		e.Headers.Set("Retry-After", strconv.Itoa(int(math.Ceil(delay.Seconds()))))
 	}
 	if e.Type == "" && isOverflow(e.Message) {
-		e.Type = TypeContextOverflow
+		e.Type = providers.CodeContextOverflow
 	}
 	if e.Message == "" {
 		e.Message = firstNonEmpty(obj.Status, "the server reported an error without a message")

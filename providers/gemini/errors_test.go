@@ -64,7 +64,7 @@ func TestHTTPErrors(t *testing.T) {
 		{
 			name: "400 context overflow", status: 400,
 			body: `{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`,
-			msg:  "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", code: "INVALID_ARGUMENT", typ: TypeContextOverflow,
+			msg:  "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", code: "INVALID_ARGUMENT", typ: providers.CodeContextOverflow,
 		},
 		{
 			name: "404 model", status: 404,
