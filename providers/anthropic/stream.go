@@ -54,17 +54,9 @@ func plainMessage(raw []byte, onDelta func(providers.Delta)) (*providers.Respons
 // readStream reads the event stream until message_stop or its end.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	var ev event
-	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
-		if string(name) == "ping" {
-			return false, nil
-		}
-		ev = event{}
-		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, func(d []byte) bool { return handled(name, d) }, t.eventError,
-			"check that the server speaks the Anthropic Messages format")
-		if skip || err != nil {
-			return err != nil, err // an event of a kind this transport does not read is skipped
-		}
+	events := providers.JSONEvents[event]{Provider: t.ep.Provider, Known: handled, ErrorEvent: t.eventError,
+		Advice: "check that the server speaks the Anthropic Messages format"}
+	err := events.Read(ctx, h, body, func(name, data []byte, ev *event) (bool, error) {
 		if ev.Type == "error" || string(name) == "error" {
 			return true, t.eventError(h, data)
 		}
@@ -76,7 +68,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 				"the stream started a second message before the first one stopped (a spliced or restarted stream); the response is unusable, retry the request",
 				errSplicedStream)
 		}
-		a.add(&ev)
+		a.add(ev) // a ping, like any unknown event, adds nothing
 		return a.finished, nil
 	})
 	resp := a.response()

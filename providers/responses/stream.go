@@ -37,17 +37,9 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 // readStream reads the events of an open stream.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	var ev event
-	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
-		if string(data) == "[DONE]" {
-			return true, nil
-		}
-		ev = event{}
-		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, handled, t.eventError,
-			"check that the server speaks the OpenAI Responses format")
-		if skip || err != nil {
-			return err != nil, err // an event of a kind this transport does not read is skipped
-		}
+	events := providers.JSONEvents[event]{Provider: t.ep.Provider, Done: "[DONE]", Known: handled, ErrorEvent: t.eventError,
+		Advice: "check that the server speaks the OpenAI Responses format"}
+	err := events.Read(ctx, h, body, func(name, data []byte, ev *event) (bool, error) {
 		if ev.Type == "" {
 			ev.Type = string(name)
 		}
@@ -59,7 +51,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			a.status = "failed"
 			return true, t.failedError(h, data)
 		}
-		a.add(&ev)
+		a.add(ev)
 		return a.terminal, nil
 	})
 	resp := a.response()
@@ -77,7 +69,7 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 
 // handled reports whether an event that failed to decode is of a type this
 // transport reads (so the failure matters).
-func handled(data []byte) bool {
+func handled(_, data []byte) bool {
 	var probe struct {
 		Type string `json:"type"`
 	}
