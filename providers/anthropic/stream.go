@@ -71,17 +71,8 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		a.add(ev) // a ping, like any unknown event, adds nothing
 		return a.finished, nil
 	})
-	resp := a.response()
-	switch {
-	case err != nil:
-		return resp, err
-	case a.finished || a.stop != "":
-		return resp, nil
-	case !a.started:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any event (is base_url an Anthropic Messages endpoint?)")
-	default:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before its stop_reason")
-	}
+	return a.response(), providers.EndOfStream(ctx, t.ep.Provider, h, err, a.finished || a.stop != "", a.started,
+		"an Anthropic Messages endpoint", "its stop_reason")
 }
 
 // handled reports whether an event that failed to decode is of a type this

@@ -54,17 +54,8 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 		a.add(ev)
 		return a.terminal, nil
 	})
-	resp := a.response()
-	switch {
-	case err != nil:
-		return resp, err
-	case a.terminal:
-		return resp, nil
-	case !a.sawEvent:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any event (is base_url an OpenAI Responses endpoint?)")
-	default:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before response.completed")
-	}
+	return a.response(), providers.EndOfStream(ctx, t.ep.Provider, h, err, a.terminal, a.sawEvent,
+		"an OpenAI Responses endpoint", "response.completed")
 }
 
 // handled reports whether an event that failed to decode is of a type this
