@@ -103,7 +103,7 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := sseServer(t, tc.fixture)
+			srv := providertest.FixtureServer(t, tc.fixture)
 			tr := newTestTransport(t, srv)
 			var log providertest.DeltaLog
 			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
@@ -259,7 +259,7 @@ func TestStreamRequest(t *testing.T) {
 	// Nothing is read from the environment.
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	tr, err := New(providers.Endpoint{Provider: "anthropic", Model: "claude-test", BaseURL: srv.URL + "/v1/", APIKey: "sk-ant-test", HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
@@ -297,13 +297,13 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
+	providertest.CheckPreCancelled(t, newTestTransport(t, providertest.FixtureServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
 // -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "tool_use.sse")), 1)
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, providertest.FixtureServer(t, "tool_use.sse")), 1)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
@@ -369,7 +369,7 @@ func TestReasoningEffort(t *testing.T) {
 		{"high", "claude-3-5-haiku-latest", 0, 0, defaultMaxTokens},
 		{"medium", "claude-3-opus-20240229", 0, 0, legacyMaxTokens},
 	} {
-		srv := sseServer(t, "text.sse")
+		srv := providertest.FixtureServer(t, "text.sse")
 		req := providertest.SimpleRequest()
 		req.Model, req.ReasoningEffort, req.MaxTokens = tc.model, tc.effort, tc.maxTokens
 		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {

@@ -41,7 +41,7 @@ func toolTurn() []providers.Message {
 // responses (error vs result), the steer in its own turn, sanitized tool
 // schemas, and generationConfig.
 func TestRequestWire(t *testing.T) {
-	srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "max_tokens.sse")})
+	srv, reqs := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, "max_tokens.sse")})
 	tr := newTestTransport(t, srv)
 	req := providers.Request{
 		Model:     "models/gemini-2.5-pro",
@@ -102,7 +102,7 @@ func TestRequestWire(t *testing.T) {
 // TestRoundTripReplay: a response's signatures come back on the next
 // request exactly where they were.
 func TestRoundTripReplay(t *testing.T) {
-	srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "tool_calls.sse")})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, "tool_calls.sse")})
 	tr := newTestTransport(t, srv)
 	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {

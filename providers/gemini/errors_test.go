@@ -87,7 +87,7 @@ func TestHTTPErrors(t *testing.T) {
 			for k, v := range tc.headers {
 				h[k] = v
 			}
-			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
 			resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v with an HTTP error", resp)

@@ -67,7 +67,7 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := newTestTransport(t, sseServer(t, tc.fixture))
+			tr := newTestTransport(t, providertest.FixtureServer(t, tc.fixture))
 			var log providertest.DeltaLog
 			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
@@ -120,7 +120,7 @@ func TestStreamFixtures(t *testing.T) {
 // TestReasoningReplayKept checks that the encrypted reasoning item is kept
 // verbatim.
 func TestReasoningReplayKept(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "reasoning.sse"))
+	tr := newTestTransport(t, providertest.FixtureServer(t, "reasoning.sse"))
 	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func TestStreamVariants(t *testing.T) {
 // flags, and the reasoning parameters only for reasoning models.
 func TestStreamRequest(t *testing.T) {
 	for _, model := range []string{"gpt-4.1", "gpt-5-codex", "openai/o4-mini"} {
-		srv := sseServer(t, "text.sse")
+		srv := providertest.FixtureServer(t, "text.sse")
 		tr := newTestTransport(t, srv)
 		req := providertest.SimpleRequest()
 		req.Model, req.MaxTokens = model, 2048
@@ -317,13 +317,13 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
+	providertest.CheckPreCancelled(t, newTestTransport(t, providertest.FixtureServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
 // -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "function_calls.sse")), 2)
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, providertest.FixtureServer(t, "function_calls.sse")), 2)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
