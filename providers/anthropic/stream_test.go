@@ -110,39 +110,18 @@ func TestStreamFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.Text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
-			}
-			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			for _, c := range resp.ToolCalls {
-				if complete := len(c.Extra) == 0; complete && !json.Valid([]byte(c.Arguments)) {
-					t.Errorf("call %s is runnable with invalid JSON %q", c.ID, c.Arguments)
-				} else if !complete && !tc.incompleteCalls {
+				if len(c.Extra) != 0 && !tc.incompleteCalls {
 					t.Errorf("call %s marked incomplete", c.ID)
 				}
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
 			}
 			if got := parseReplay(resp.ReasoningReplay); !reflect.DeepEqual(got, tc.replay) {
 				t.Errorf("replay\n got %s\nwant %+v", resp.ReasoningReplay, tc.replay)
 			}
 			if !reflect.DeepEqual(log.Tools, tc.announced) {
 				t.Errorf("announced %+v, want %+v", log.Tools, tc.announced)
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}

@@ -132,29 +132,10 @@ func TestStreamFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || resp.Reasoning != tc.reasoning {
-				t.Errorf("content %q reasoning %q, want %q / %q", resp.Content, resp.Reasoning, tc.content, tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q raw %q, want %q / %q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
-			}
-			if log.Text.String() != tc.content || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("deltas text %q reasoning %q, want %q / %q", log.Text.String(), log.Reasoning.String(), tc.content, tc.reasoning)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			if !reflect.DeepEqual(log.Tools, tc.announced) {
 				t.Errorf("tool deltas %+v, want %+v", log.Tools, tc.announced)
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}

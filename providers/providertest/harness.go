@@ -2,7 +2,9 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"talaria/providers"
@@ -70,5 +72,40 @@ func BenchStream(b *testing.B, tr providers.Transport, body []byte) {
 		if err != nil || resp.FinishReason != "stop" || n == 0 {
 			b.Fatalf("stream: %v %+v", err, resp)
 		}
+	}
+}
+
+// CheckAnswer checks an assembled response against want: its content,
+// reasoning, tool calls, finish reason (normalized and raw), usage and
+// model; that every call without Extra (so one that runs) has JSON
+// arguments; that it is not empty; and, with log, that the text and
+// reasoning deltas reported spell the same content and reasoning.
+func CheckAnswer(t testing.TB, got *providers.Response, want providers.Response, log *DeltaLog) {
+	t.Helper()
+	if got.Content != want.Content || got.Reasoning != want.Reasoning {
+		t.Errorf("content %q reasoning %q, want %q / %q", got.Content, got.Reasoning, want.Content, want.Reasoning)
+	}
+	if log != nil && (log.Text.String() != want.Content || log.Reasoning.String() != want.Reasoning) {
+		t.Errorf("deltas text %q reasoning %q, want %q / %q", log.Text.String(), log.Reasoning.String(), want.Content, want.Reasoning)
+	}
+	if !reflect.DeepEqual(got.ToolCalls, want.ToolCalls) {
+		t.Errorf("tool calls\n got %+v\nwant %+v", got.ToolCalls, want.ToolCalls)
+	}
+	for _, c := range got.ToolCalls {
+		if len(c.Extra) == 0 && !json.Valid([]byte(c.Arguments)) {
+			t.Errorf("call %s is runnable with invalid JSON %q", c.ID, c.Arguments)
+		}
+	}
+	if got.FinishReason != want.FinishReason || got.RawFinishReason != want.RawFinishReason {
+		t.Errorf("finish %q/%q, want %q/%q", got.FinishReason, got.RawFinishReason, want.FinishReason, want.RawFinishReason)
+	}
+	if got.Usage != want.Usage {
+		t.Errorf("usage %+v, want %+v", got.Usage, want.Usage)
+	}
+	if got.Model != want.Model {
+		t.Errorf("model %q, want %q", got.Model, want.Model)
+	}
+	if got.Empty() {
+		t.Error("empty response")
 	}
 }

@@ -73,29 +73,8 @@ func TestStreamFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.Text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
-			}
-			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
-			for _, c := range resp.ToolCalls {
-				if len(c.Extra) == 0 && !json.Valid([]byte(c.Arguments)) {
-					t.Errorf("call %s is runnable with invalid JSON %q", c.ID, c.Arguments)
-				}
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			r, _ := parseReplay(resp.ReasoningReplay)
 			if len(r.Items) != tc.replayItems {
 				t.Errorf("replay %s, want %d items", resp.ReasoningReplay, tc.replayItems)
@@ -109,9 +88,6 @@ func TestStreamFixtures(t *testing.T) {
 			}
 			if !reflect.DeepEqual(names, tc.announced) {
 				t.Errorf("announced %v, want %v", names, tc.announced)
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}
