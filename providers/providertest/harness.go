@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"talaria/providers"
@@ -107,5 +108,56 @@ func CheckAnswer(t testing.TB, got *providers.Response, want providers.Response,
 	}
 	if got.Empty() {
 		t.Error("empty response")
+	}
+}
+
+// HTTPErrorCase is one error answer that a wire must turn into an
+// APIError (see CheckHTTPErrors).
+type HTTPErrorCase struct {
+	Name    string
+	Status  int
+	Headers map[string]string
+	Body    string
+	// Msg is a prefix of the message; Type and Code are exact.
+	Msg, Type, Code string
+	// Reason, when set, is the reason providers.Classify must give.
+	Reason string
+	// Check holds headers that must come back with these values.
+	Check map[string]string
+}
+
+// CheckHTTPErrors serves each case to a transport that build makes for
+// the case's server and checks the error: no response, an APIError of
+// provider with the status, not MidStream, the raw body, the message,
+// type, code, Check headers and reason of the case, after exactly one
+// request (nothing is retried below the loop).
+func CheckHTTPErrors(t *testing.T, provider string, build func(testing.TB, *WireServer) providers.Transport, cases []HTTPErrorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			srv := StartWire(t, WireReply{Status: tc.Status, Headers: tc.Headers, Body: []byte(tc.Body)})
+			resp, err := build(t, srv).Stream(context.Background(), SimpleRequest(), nil)
+			if resp != nil {
+				t.Errorf("response %+v with an HTTP error", resp)
+			}
+			ae := AsAPIError(t, err)
+			if ae.Status != tc.Status || ae.MidStream || ae.Provider != provider || ae.Body != tc.Body {
+				t.Errorf("status %d midstream %v provider %q body %q", ae.Status, ae.MidStream, ae.Provider, ae.Body)
+			}
+			if !strings.HasPrefix(ae.Message, tc.Msg) || ae.Type != tc.Type || ae.Code != tc.Code {
+				t.Errorf("message %q type %q code %q, want %q… %q %q", ae.Message, ae.Type, ae.Code, tc.Msg, tc.Type, tc.Code)
+			}
+			for k, v := range tc.Check {
+				if got := ae.Headers.Get(k); got != v {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+			}
+			if c := providers.Classify(err); tc.Reason != "" && c.Reason != tc.Reason {
+				t.Errorf("Classify reason %q, want %q", c.Reason, tc.Reason)
+			}
+			if n := srv.Count(); n != 1 {
+				t.Errorf("%d requests, want exactly 1", n)
+			}
+		})
 	}
 }
