@@ -288,12 +288,8 @@ func TestConcurrentStreams(t *testing.T) {
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(providertest.ReadFixture(t, "text.sse"))
-	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: content_block_stop")])
-	tr, err := New(providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/proxy", HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.HoldFixture(t, "text.sse", "event: content_block_stop")
+	tr := providertest.Wire[*transport](t, New, providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/proxy", HTTPClient: srv.Client()})
 	providertest.CheckCancelMidStream(t, tr, "!", "Hello there!")
 }
 

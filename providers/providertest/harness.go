@@ -161,3 +161,11 @@ func CheckHTTPErrors(t *testing.T, provider string, build func(testing.TB, *Wire
 		})
 	}
 }
+
+// HoldFixture is HoldServer for the part of a testdata fixture before the
+// first cutAt.
+func HoldFixture(t testing.TB, fixture, cutAt string) *httptest.Server {
+	t.Helper()
+	text := string(ReadFixture(t, fixture))
+	return HoldServer(t, text[:strings.Index(text, cutAt)])
+}

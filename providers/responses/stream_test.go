@@ -305,12 +305,8 @@ func TestConcurrentStreams(t *testing.T) {
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(providertest.ReadFixture(t, "text.sse"))
-	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: response.output_text.done")])
-	tr, err := New(providers.Endpoint{Provider: "openai", Model: "m", BaseURL: srv.URL, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.HoldFixture(t, "text.sse", "event: response.output_text.done")
+	tr := providertest.Wire[*transport](t, New, providers.Endpoint{Provider: "openai", Model: "m", BaseURL: srv.URL, HTTPClient: srv.Client()})
 	providertest.CheckCancelMidStream(t, tr, " How can I help?", "Hi there! How can I help?")
 }
 
