@@ -73,7 +73,6 @@ func TestHTTPErrors(t *testing.T) {
 	providertest.CheckHTTPErrors(t, "anthropic", func(t testing.TB, srv *providertest.WireServer) providers.Transport {
 		return newTestTransport(t, srv)
 	}, cases)
-
 }
 
 // TestUnreachable checks a connection failure before any response.

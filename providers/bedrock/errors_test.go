@@ -2,8 +2,6 @@ package bedrock
 
 import (
 	"context"
-	"errors"
-	"net"
 	"testing"
 
 	"talaria/providers"
@@ -102,25 +100,8 @@ func TestHTTPErrors(t *testing.T) {
 // TestConnectError: a refused connection is an APIError without status
 // that says which URL could not be reached.
 func TestConnectError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	tr, err := newTransport(providers.Endpoint{Provider: "bedrock", Model: "m", BaseURL: "http://" + addr}, func(string) string { return "" }, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := providertest.AsAPIError(t, err)
-	if ae.Status != 0 || ae.Message == "" || ae.Err == nil || ae.MidStream {
-		t.Errorf("got %+v", ae)
-	}
-	var op *net.OpError
-	if !errors.As(err, &op) {
-		t.Errorf("net.OpError not reachable through %v", err)
-	}
+	srv := providertest.StartWire(t, providertest.WireReply{})
+	providertest.CheckUnreachable(t, srv, newTestTransport(t, srv.Server, false))
 }
 
 // TestExceptionName covers the spellings of AWS error types.

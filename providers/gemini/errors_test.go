@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
-	"net"
 	"testing"
 
 	"talaria/providers"
@@ -105,22 +103,8 @@ func TestHTTPErrors(t *testing.T) {
 
 // TestConnectError: a refused connection is an APIError without status.
 func TestConnectError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	tr, err := newTransport(providers.Endpoint{Provider: "gemini", Model: "m", BaseURL: "http://" + addr}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := providertest.AsAPIError(t, err)
-	var op *net.OpError
-	if ae.Status != 0 || ae.Message == "" || ae.MidStream || !errors.As(err, &op) {
-		t.Errorf("got %+v", ae)
-	}
+	srv := providertest.StartWire(t, providertest.WireReply{})
+	providertest.CheckUnreachable(t, srv, newTestTransport(t, srv.Server))
 }
 
 // TestNew covers endpoint defaults and refusals.
