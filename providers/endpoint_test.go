@@ -13,9 +13,9 @@ import (
 // error quoting the configured value for anything but an http(s) URL.
 func TestEndpointBase(t *testing.T) {
 	for raw, want := range map[string]string{
-		"":                          "https://def.example/v1",
+		"":                         "https://def.example/v1",
 		"  https://x.example/v1/ ": "https://x.example/v1",
-		"http://127.0.0.1:8080//":   "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080//":  "http://127.0.0.1:8080",
 	} {
 		base, u, err := Endpoint{Provider: "p", BaseURL: raw}.Base("https://def.example/v1", "https://eg")
 		if err != nil || base != want || u == nil || u.Host == "" {
