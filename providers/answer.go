@@ -39,13 +39,10 @@ type StreamAnswer struct {
 // returned as that error, with the status; a document that is not an
 // answer is an APIError quoting it.
 func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError, onDelta func(Delta)) (*Response, error) {
-	if e != nil {
+	if e := Answered(ctx, s.Provider, res, e, s.Fill); e != nil {
 		return nil, e
 	}
 	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, HTTPError(ctx, s.Provider, res, s.Fill)
-	}
 	h := res.Header.Clone()
 	br, stream := sse.Open(res)
 	if stream {
@@ -68,6 +65,21 @@ func (s *StreamAnswer) Read(ctx context.Context, res *http.Response, e *APIError
 		}
 	}
 	return resp, nil
+}
+
+// Answered sorts the outcome of PostJSON (res, or e when the request got
+// no answer): e itself; for a non-2xx answer, HTTPError's error with fill
+// (the body read and closed); nil for a 2xx answer, whose body the caller
+// reads and closes.
+func Answered(ctx context.Context, provider string, res *http.Response, e *APIError, fill func(*APIError, []byte) bool) *APIError {
+	if e != nil {
+		return e
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		defer res.Body.Close()
+		return HTTPError(ctx, provider, res, fill)
+	}
+	return nil
 }
 
 // ReadEvents calls fn with the name and the data (trimmed) of each event
@@ -94,12 +106,48 @@ func ReadEvents(ctx context.Context, provider string, h http.Header, body io.Rea
 	}
 }
 
+// JSONEvents reads an event stream whose events carry JSON of one type E
+// (the Anthropic Messages and OpenAI Responses wires).
+type JSONEvents[E any] struct {
+	Provider string
+	// Done is the data of the event that ends the stream ("[DONE]"); ""
+	// when none does.
+	Done string
+	// Known, ErrorEvent and Advice are DecodeEvent's: whether an event
+	// that does not decode is of a kind the wire reads, the error of an
+	// "error" event, and what to check.
+	Known      func(name, data []byte) bool
+	ErrorEvent func(http.Header, []byte) *APIError
+	Advice     string
+}
+
+// Read calls fn with the name, the data and the decoded event (a fresh E
+// each time) of each event of the stream, as ReadEvents does, until fn
+// reports done or an error, the Done event arrives or the stream ends. An
+// event that does not decode is skipped or is an error, as DecodeEvent
+// says.
+func (j *JSONEvents[E]) Read(ctx context.Context, h http.Header, body io.Reader, fn func(name, data []byte, ev *E) (done bool, err error)) error {
+	var ev E
+	return ReadEvents(ctx, j.Provider, h, body, func(name, data []byte) (bool, error) {
+		if j.Done != "" && string(data) == j.Done {
+			return true, nil
+		}
+		var fresh E
+		ev = fresh
+		skip, err := DecodeEvent(j.Provider, h, name, data, &ev, j.Known, j.ErrorEvent, j.Advice)
+		if skip || err != nil {
+			return err != nil, err // an event of a kind the wire does not read is skipped
+		}
+		return fn(name, data, &ev)
+	})
+}
+
 // DecodeEvent decodes the data of a stream event named name into v. An
 // event that does not decode is skipped (skip) when known reports that its
 // kind is not one the wire reads; otherwise it is an error: errorEvent's
 // for an event named "error", else a MidStream error quoting the event and
 // ending with advice (what to check).
-func DecodeEvent(provider string, h http.Header, name, data []byte, v any, known func(data []byte) bool,
+func DecodeEvent(provider string, h http.Header, name, data []byte, v any, known func(name, data []byte) bool,
 	errorEvent func(http.Header, []byte) *APIError, advice string) (skip bool, err error) {
 	derr := json.Unmarshal(data, v)
 	switch {
@@ -107,7 +155,7 @@ func DecodeEvent(provider string, h http.Header, name, data []byte, v any, known
 		return false, nil
 	case string(name) == "error":
 		return false, errorEvent(h, data)
-	case !known(data):
+	case !known(name, data):
 		return true, nil
 	}
 	e := MidStreamError(provider, h, fmt.Sprintf("cannot decode a stream event (%v); %s", derr, advice), derr)

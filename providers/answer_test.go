@@ -48,8 +48,8 @@ func TestDecodeEvent(t *testing.T) {
 	evErr := func(h http.Header, raw []byte) *APIError {
 		return &APIError{Provider: "p", MidStream: true, Message: "event error: " + string(raw)}
 	}
-	yes := func([]byte) bool { return true }
-	no := func([]byte) bool { return false }
+	yes := func(_, _ []byte) bool { return true }
+	no := func(_, _ []byte) bool { return false }
 	if skip, err := DecodeEvent("p", nil, []byte("delta"), []byte(`{"Type":"x"}`), &v, yes, evErr, "check"); skip || err != nil || v.Type != "x" {
 		t.Fatalf("a good event: skip %v err %v type %q", skip, err, v.Type)
 	}

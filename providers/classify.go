@@ -81,6 +81,13 @@ const (
 	ReasonInterrupted FailoverReason = "interrupted"
 )
 
+// CodeContextOverflow is the error code of a prompt longer than the
+// model's context window (OpenAI's own, and what the codes table maps to
+// ReasonContextOverflow). A wire whose provider has no code of its own for
+// it (Bedrock, Gemini) sets it as the APIError's Code or Type when the
+// message says so.
+const CodeContextOverflow = "context_length_exceeded"
+
 // maxClassifiedMessage bounds Classified.Message, in bytes.
 const maxClassifiedMessage = 500
 
@@ -262,7 +269,7 @@ func classifyAPI(ae *APIError, ev *evidence, in ClassifyInput) Classified {
 	if r, ok := specificCode(ev); ok {
 		return newClassified(r)
 	}
-	if c, ok := byMessage(ev.text, ae.MidStream, in); ok {
+	if c, ok := byMessage(ev, ae.MidStream, in); ok {
 		return c
 	}
 	if ae.Err != nil {
@@ -280,7 +287,7 @@ func classifyAPI(ae *APIError, ev *evidence, in ClassifyInput) Classified {
 func specialCase(status int, ev *evidence) (Classified, bool) {
 	t := ev.text
 	switch {
-	case isContentPolicyText(t) || ev.hasCode("content_filter", "content_policy_violation"):
+	case contentPolicyText.in(ev) || ev.hasCode("content_filter", "content_policy_violation"):
 		return newClassified(ReasonContentPolicyBlocked), true
 	case status == 400 && isThinkingSignatureText(t):
 		return newClassified(ReasonThinkingSignature), true
@@ -288,12 +295,12 @@ func specialCase(status int, ev *evidence) (Classified, bool) {
 		return newClassified(ReasonLongContextTier), true
 	case (status == 400 || status == 500) && isGrammarText(t):
 		return newClassified(ReasonLlamaCppGrammar), true
-	case (status >= 400 && status <= 500) && isImagesUnsupportedText(t):
+	case (status >= 400 && status <= 500) && imagesUnsupportedText.in(ev):
 		// A text-only model: llama.cpp without its projector answers 500.
 		return newClassified(ReasonMultimodalToolContent), true
 	case isGrokBlockText(t):
 		return newClassified(ReasonAuth), true
-	case status >= 400 && isServerLocalConfigText(t):
+	case status >= 400 && serverLocalConfigText.in(ev):
 		return newClassified(ReasonFormatError), true
 	}
 	return Classified{}, false
@@ -312,7 +319,7 @@ func specificCode(ev *evidence) (FailoverReason, bool) {
 // codeReason maps one precise error code.
 func codeReason(code string) (FailoverReason, bool) {
 	switch code {
-	case "context_length_exceeded", "max_tokens_exceeded", "exceed_context_size_error":
+	case CodeContextOverflow, "max_tokens_exceeded", "exceed_context_size_error":
 		return ReasonContextOverflow, true
 	case "request_too_large":
 		return ReasonPayloadTooLarge, true
@@ -356,40 +363,32 @@ func genericCode(ev *evidence) (FailoverReason, bool) {
 	return "", false
 }
 
-// byMessage applies the phrase tables to an error without an HTTP status.
-func byMessage(t string, midStream bool, in ClassifyInput) (Classified, bool) {
-	var r FailoverReason
-	switch {
-	case isPayloadText(t):
-		r = ReasonPayloadTooLarge
-	case isOverloadText(t):
-		r = ReasonOverloaded
-	case isBillingText(t):
-		r = ReasonBilling
-	case isRateLimitText(t):
-		r = ReasonRateLimit
-	case isUsageLimitText(t) && hasTransientSignal(t):
-		r = ReasonRateLimit
-	case isOverflowText(t):
-		r = ReasonContextOverflow
-	case isPolicyBlockText(t):
-		r = ReasonProviderPolicyBlocked
-	case isModelNotFoundText(t):
-		r = ReasonModelNotFound
-	case isEmptyResponseText(t):
-		r = ReasonServerError
-	case isCertText(t):
-		r = ReasonSSLCertVerification
-	case isTLSTransientText(t), isTimeoutText(t), isConnectText(t):
-		r = ReasonTimeout
-	case isDisconnectText(t):
-		return disconnect(midStream, in), true
-	case isAuthText(t):
-		r = ReasonAuth
-	default:
-		return Classified{}, false
+// messageRules is the phrase table of byMessage, in order.
+var messageRules = [...]rule{
+	{payloadText, ReasonPayloadTooLarge},
+	{overloadText, ReasonOverloaded},
+	{billingText, ReasonBilling},
+	{rateLimitText, ReasonRateLimit},
+	{transientUsageLimit, ReasonRateLimit},
+	{overflowText, ReasonContextOverflow},
+	{policyBlockText, ReasonProviderPolicyBlocked},
+	{modelNotFoundText, ReasonModelNotFound},
+	{emptyResponseText, ReasonServerError},
+}
+
+// byMessage applies the phrase tables to an error without an HTTP status:
+// messageRules, then the network phrases, then the auth phrases.
+func byMessage(ev *evidence, midStream bool, in ClassifyInput) (Classified, bool) {
+	if r, ok := decide(ev, messageRules[:]); ok {
+		return newClassified(r), true
 	}
-	return newClassified(r), true
+	if c, ok := byNetworkText(ev.text, true, midStream, in); ok {
+		return c, true
+	}
+	if authText.in(ev) {
+		return newClassified(ReasonAuth), true
+	}
+	return Classified{}, false
 }
 
 // disconnect classifies a server that hung up with no status: on a large

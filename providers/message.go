@@ -115,8 +115,16 @@ func (m *Message) SetFlag(key string, v any) {
 }
 
 // FlagToolError is the internal flag on a role=tool message whose call
-// failed; wires with a failure field (Bedrock, Gemini) read it.
+// failed; wires with a failure field (Bedrock, Gemini) read it through
+// ToolFailed.
 const FlagToolError = "_tool_error"
+
+// ToolFailed reports whether m, a role=tool message, is the result of a
+// failed call: FlagToolError is set, or its text starts with "Error:" (the
+// tools.Errorf convention).
+func (m *Message) ToolFailed() bool {
+	return m.Flag(FlagToolError) || strings.HasPrefix(m.Content, "Error:")
+}
 
 // ToolSpec describes one tool offered to the model.
 type ToolSpec struct {
@@ -132,7 +140,7 @@ type ToolSpec struct {
 // error naming what to fix.
 func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
 	if ts.Name == "" {
-		return nil, errors.New("tool spec without a name; every tool needs one")
+		return nil, errToolName
 	}
 	params := json.RawMessage(bytes.TrimSpace(ts.Parameters))
 	switch {
@@ -142,6 +150,31 @@ func (ts *ToolSpec) WireParams() (json.RawMessage, error) {
 		return nil, fmt.Errorf("tool %q: parameters is not valid JSON; fix its JSON schema", ts.Name)
 	}
 	return params, nil
+}
+
+// errToolName is the error of a tool spec without a name.
+var errToolName = errors.New("tool spec without a name; every tool needs one")
+
+// ConvertTools maps tool specs, in order, to a wire's tool type with conv;
+// no specs give nil. A spec without a name is an error, as is any error
+// conv returns for a spec (conv wraps its own, naming the tool).
+func ConvertTools[T any](tools []ToolSpec, conv func(ts *ToolSpec) (T, error)) ([]T, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, len(tools))
+	for i := range tools {
+		ts := &tools[i]
+		if ts.Name == "" {
+			return nil, errToolName
+		}
+		t, err := conv(ts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Usage is the token accounting of one response.

@@ -20,14 +20,8 @@ func classifyPlain(err error, in ClassifyInput) Classified {
 	}
 	// Wrapped with %v somewhere, so the type is gone: trust only the
 	// unambiguous network phrases.
-	t := strings.ToLower(err.Error())
-	switch {
-	case isCertText(t):
-		return newClassified(ReasonSSLCertVerification)
-	case isTLSTransientText(t), isConnectText(t):
-		return newClassified(ReasonTimeout)
-	case isDisconnectText(t):
-		return disconnect(false, in)
+	if c, ok := byNetworkText(strings.ToLower(err.Error()), false, false, in); ok {
+		return c
 	}
 	return newClassified(ReasonLocalError)
 }
@@ -83,15 +77,23 @@ func classifyTransport(err error, midStream bool, in ClassifyInput) (Classified,
 	case errors.As(err, &urlErr):
 		// The HTTP client failed in a way not recognised above; the
 		// message may still say what happened.
-		t := strings.ToLower(urlErr.Err.Error())
-		switch {
-		case isCertText(t):
-			return newClassified(ReasonSSLCertVerification), true
-		case isTLSTransientText(t), isConnectText(t), isTimeoutText(t):
-			return newClassified(ReasonTimeout), true
-		case isDisconnectText(t):
-			return disconnect(midStream, in), true
-		}
+		return byNetworkText(strings.ToLower(urlErr.Err.Error()), true, midStream, in)
+	}
+	return Classified{}, false
+}
+
+// byNetworkText sorts a failure by the network phrases of its lowercase
+// text t: a certificate failure fails fast; a TLS alert, a refused or
+// unreachable connection (and, with timeouts, a timeout) is a timeout; a
+// server that hung up is a disconnect (see disconnect).
+func byNetworkText(t string, timeouts, midStream bool, in ClassifyInput) (Classified, bool) {
+	switch {
+	case certText.inText(t):
+		return newClassified(ReasonSSLCertVerification), true
+	case tlsTransientText.inText(t), connectText.inText(t), timeouts && timeoutText.inText(t):
+		return newClassified(ReasonTimeout), true
+	case disconnectText.inText(t):
+		return disconnect(midStream, in), true
 	}
 	return Classified{}, false
 }

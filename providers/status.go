@@ -8,17 +8,17 @@ func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 	t := ev.text
 	switch {
 	case s == 401:
-		return authReason(t)
+		return authReason(ev)
 	case s == 403:
 		switch {
-		case isBillingText(t) || hasBillingCode(ev):
+		case billingEvidence.in(ev):
 			return newClassified(ReasonBilling)
-		case isPolicyBlockText(t):
+		case policyBlockText.in(ev):
 			return newClassified(ReasonProviderPolicyBlocked)
 		}
-		return authReason(t)
+		return authReason(ev)
 	case s == 402:
-		if isUsageLimitText(t) && hasTransientSignal(t) {
+		if transientUsageLimit.in(ev) {
 			return newClassified(ReasonRateLimit)
 		}
 		return newClassified(ReasonBilling)
@@ -34,17 +34,17 @@ func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 		switch {
 		case isValidationText(t) && !isServerInjectedParam(t):
 			return newClassified(ReasonFormatError)
-		case isEmptyResponseText(t):
+		case emptyResponseText.in(ev):
 			return newClassified(ReasonServerError)
-		case isOverflowText(t) || ev.hasCode("context_length_exceeded", "exceed_context_size_error"):
+		case overflowText.in(ev) || ev.hasCode(CodeContextOverflow, "exceed_context_size_error"):
 			return newClassified(ReasonContextOverflow)
 		}
 		return newClassified(ReasonServerError)
 	case s == 503 || s == 529:
 		switch {
-		case isEmptyResponseText(t):
+		case emptyResponseText.in(ev):
 			return newClassified(ReasonServerError)
-		case isOverflowText(t) || ev.hasCode("context_length_exceeded", "exceed_context_size_error"):
+		case overflowText.in(ev) || ev.hasCode(CodeContextOverflow, "exceed_context_size_error"):
 			return newClassified(ReasonContextOverflow)
 		}
 		return newClassified(ReasonOverloaded)
@@ -62,8 +62,8 @@ func byStatus(s int, ev *evidence, ae *APIError, in ClassifyInput) Classified {
 }
 
 // authReason is auth, or auth_permanent for a revoked or disabled key.
-func authReason(t string) Classified {
-	if isAuthPermanentText(t) {
+func authReason(ev *evidence) Classified {
+	if authPermanentText.in(ev) {
 		return newClassified(ReasonAuthPermanent)
 	}
 	return newClassified(ReasonAuth)
@@ -97,11 +97,11 @@ func hasBillingCode(ev *evidence) bool {
 func status404(ev *evidence) Classified {
 	t := ev.text
 	switch {
-	case isBillingText(t):
+	case billingText.in(ev):
 		return newClassified(ReasonBilling)
-	case isPolicyBlockText(t):
+	case policyBlockText.in(ev):
 		return newClassified(ReasonProviderPolicyBlocked)
-	case isModelNotFoundText(t) || ev.hasCode("model_not_found", "model_not_available", "invalid_model"),
+	case modelNotFoundEvidence.in(ev),
 		// Ollama: model "llama3" not found; Anthropic: not_found_error "model: …"
 		strings.Contains(t, "model") && (strings.Contains(t, "not found") || strings.Contains(t, "not_found")):
 		return newClassified(ReasonModelNotFound)
@@ -123,11 +123,11 @@ func status429(ev *evidence, ae *APIError) Classified {
 	// The envelope's type or code (rate_limit_error, rate_limit_exceeded)
 	// is the same for every 429, so only the message and Gemini's
 	// RESOURCE_EXHAUSTED (a per-minute or per-day quota) say "throttle".
-	throttle := isRateLimitText(msg) || hasTextReset(msg) || ev.hasCode("resource_exhausted")
-	strongWall := isBillingText(msg) || isQuotaWallText(msg)
-	weakWall := isUsageLimitText(msg) || ev.hasCode("usage_limit_reached")
+	throttle := rateLimitText.inText(msg) || resetText.inText(msg) || ev.hasCode("resource_exhausted")
+	strongWall := billingText.inText(msg) || quotaWallText.inText(msg)
+	weakWall := usageLimitText.inText(msg) || ev.hasCode("usage_limit_reached")
 	switch {
-	case isOverloadText(t):
+	case overloadText.in(ev):
 		return newClassified(ReasonOverloaded)
 	case ev.wrapped || strings.Contains(t, "provider returned error"):
 		return newClassified(ReasonUpstreamRateLimit)
@@ -141,61 +141,45 @@ func status429(ev *evidence, ae *APIError) Classified {
 		return c
 	case strongWall && !throttle:
 		return newClassified(ReasonBilling)
-	case weakWall && !throttle && !isRateLimitText(t):
+	case weakWall && !throttle && !rateLimitText.in(ev):
 		return newClassified(ReasonBilling)
 	}
 	return newClassified(ReasonRateLimit)
 }
 
-// status400 applies the ordered 400 rules: image and tool-content
+// rules400 is the ordered table of status400: image and tool-content
 // problems, encrypted replay content, parameter rejections (before the
 // overflow phrases: "Unsupported parameter: 'max_tokens'"), malformed
-// messages, then the tail phrases, then a bare error on a large session.
+// messages, then the tail phrases.
+var rules400 = [...]rule{
+	{multimodalToolText, ReasonMultimodalToolContent},
+	{reasoningMandatoryText, ReasonReasoningMandatory},
+	{imageCorruptText, ReasonImageCorrupt},
+	{imageTooLargeText, ReasonImageTooLarge},
+	{encryptedReplayRejected, ReasonInvalidEncryptedContent},
+	{invalidKey, ReasonAuth},
+	{injectedParamRejected, ReasonServerError},
+	{paramRejectText, ReasonFormatError},
+	{malformedText, ReasonFormatError},
+	{emptyResponseText, ReasonServerError},
+	{overflowEvidence, ReasonContextOverflow},
+	{payloadText, ReasonPayloadTooLarge},
+	{policyBlockText, ReasonProviderPolicyBlocked},
+	{modelNotFoundEvidence, ReasonModelNotFound},
+	{rateLimitText, ReasonRateLimit},
+	{billingEvidence, ReasonBilling},
+}
+
+// status400 applies rules400, then takes a bare error on a large session
+// as an overflow; anything else is a format error.
 func status400(ev *evidence, in ClassifyInput) Classified {
-	t := ev.text
-	var r FailoverReason
-	switch {
-	case isMultimodalToolText(t):
-		r = ReasonMultimodalToolContent
-	case isReasoningMandatoryText(t):
-		r = ReasonReasoningMandatory
-	case isImageCorruptText(t):
-		r = ReasonImageCorrupt
-	case isImageTooLargeText(t):
-		r = ReasonImageTooLarge
-	case ev.hasCode("invalid_encrypted_content") ||
-		(strings.Contains(t, "encrypted content for item") && strings.Contains(t, "could not be verified")) ||
-		strings.Contains(t, "could not decrypt the provided encrypted_content"):
-		r = ReasonInvalidEncryptedContent
-	case ev.hasCode("api_key_invalid") || strings.Contains(t, "api key not valid"):
-		// Gemini reports a bad key as 400 INVALID_ARGUMENT.
-		r = ReasonAuth
-	case isParamRejectText(t) && isServerInjectedParam(t):
-		r = ReasonServerError
-	case isParamRejectText(t):
-		r = ReasonFormatError
-	case isMalformedText(t):
-		r = ReasonFormatError
-	case isEmptyResponseText(t):
-		r = ReasonServerError
-	case isOverflowText(t) || ev.hasCode("context_length_exceeded", "max_tokens_exceeded", "exceed_context_size_error"):
-		r = ReasonContextOverflow
-	case isPayloadText(t):
-		r = ReasonPayloadTooLarge
-	case isPolicyBlockText(t):
-		r = ReasonProviderPolicyBlocked
-	case isModelNotFoundText(t) || ev.hasCode("model_not_found", "model_not_available", "invalid_model"):
-		r = ReasonModelNotFound
-	case isRateLimitText(t):
-		r = ReasonRateLimit
-	case isBillingText(t) || hasBillingCode(ev):
-		r = ReasonBilling
-	case isBareMessage(ev.message) && in.largeForBareError():
-		r = ReasonContextOverflow
-	default:
-		r = ReasonFormatError
+	if r, ok := decide(ev, rules400[:]); ok {
+		return newClassified(r)
 	}
-	return newClassified(r)
+	if isBareMessage(ev.message) && in.largeForBareError() {
+		return newClassified(ReasonContextOverflow)
+	}
+	return newClassified(ReasonFormatError)
 }
 
 // isServerInjectedParam matches a rejection of a parameter the gateway adds

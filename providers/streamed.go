@@ -17,6 +17,15 @@ const IncompleteExtra = `{"incomplete":true}`
 type Streamed struct {
 	OnDelta            OnDelta
 	content, reasoning strings.Builder
+	model              string
+}
+
+// SetModel records the model id the answer names; "" (a chunk that names
+// none) keeps the one recorded before.
+func (s *Streamed) SetModel(model string) {
+	if model != "" {
+		s.model = model
+	}
 }
 
 // AddText appends s to the content and reports it as a DeltaText; "" is
@@ -57,4 +66,38 @@ func CompactArgs(raw json.RawMessage) []byte {
 		return raw
 	}
 	return buf.Bytes()
+}
+
+// FinishReasons is a wire's table of finish (stop) reasons: it maps a raw
+// value onto the normalized set (FinishStop, FinishLength, ...); the entry
+// under FinishOther is the normalized reason of any value not listed.
+type FinishReasons map[string]string
+
+// FinishOther is the key of FinishReasons whose value stands for every raw
+// finish reason the table does not list.
+const FinishOther = "*"
+
+// Map normalizes a raw finish reason: "" stays "", a listed value maps,
+// any other gets the FinishOther entry.
+func (f FinishReasons) Map(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if r, ok := f[raw]; ok {
+		return r
+	}
+	return f[FinishOther]
+}
+
+// Response starts the Response of an assembler: the content, reasoning
+// and model so far, and the finish reason as the wire said it (raw) and
+// normalized (finish). The wire adds tool calls, usage and replay.
+func (s *Streamed) Response(raw, finish string) *Response {
+	return &Response{
+		Content:         s.Content(),
+		Reasoning:       s.Reasoning(),
+		RawFinishReason: raw,
+		FinishReason:    finish,
+		Model:           s.model,
+	}
 }

@@ -150,7 +150,7 @@ func (e *APIError) Unwrap() error { return e.Err }
 func PostJSON(ctx context.Context, hc *http.Client, provider, url, base, advice string, body any, header ...string) (*http.Response, *APIError) {
 	req, err := newPost(ctx, url, body)
 	if err != nil {
-		return nil, &APIError{Provider: provider, Message: err.Error(), Err: err}
+		return nil, LocalError(provider, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(header); i += 2 {

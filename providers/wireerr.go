@@ -98,6 +98,22 @@ func StreamCutError(ctx context.Context, provider string, h http.Header, what st
 		WithContext(ctx, io.ErrUnexpectedEOF))
 }
 
+// EndOfStream is the verdict on an event stream read to its end or to an
+// error: err when reading failed; nil when the stream was complete; else a
+// StreamCutError saying it ended before any event (asking whether base_url
+// is endpoint) or, when events came, before final.
+func EndOfStream(ctx context.Context, provider string, h http.Header, err error, complete, sawEvent bool, endpoint, final string) error {
+	switch {
+	case err != nil:
+		return err
+	case complete:
+		return nil
+	case !sawEvent:
+		return StreamCutError(ctx, provider, h, "before any event (is base_url "+endpoint+"?)")
+	}
+	return StreamCutError(ctx, provider, h, "before "+final)
+}
+
 // TruncateBody returns b as a string for quoting in an error: whole when
 // it is at most n bytes, else its first n bytes, with invalid UTF-8 (such
 // as a character cut in two) dropped, followed by "…".

@@ -15,9 +15,7 @@
 package anthropic
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"talaria/providers"
@@ -60,23 +58,11 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &transport{ep: ep, baseURL: base, client: hc}, nil
+	return &transport{ep: ep, baseURL: base, client: ep.Client()}, nil
 }
 
 // normalizeBaseURL checks ep.BaseURL and trims a trailing slash and /v1.
 func normalizeBaseURL(ep providers.Endpoint) (string, error) {
-	if ep.BaseURL == "" {
-		return defaultBaseURL, nil
-	}
-	u, err := url.Parse(ep.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like https://api.anthropic.com", ep.Provider, ep.BaseURL)
-	}
-	base := strings.TrimRight(ep.BaseURL, "/")
-	base = strings.TrimSuffix(base, "/v1")
-	return base, nil
+	base, _, err := ep.Base(defaultBaseURL, defaultBaseURL)
+	return strings.TrimSuffix(base, "/v1"), err
 }

@@ -7,6 +7,20 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a wire stop_reason onto the normalized set (see the
+// package documentation); pause_turn becomes FinishPauseTurn, unknown values
+// count as stop, and "" stays "".
+var finishReasons = providers.FinishReasons{
+	"end_turn":                      providers.FinishStop,
+	"stop_sequence":                 providers.FinishStop,
+	"max_tokens":                    providers.FinishLength,
+	"model_context_window_exceeded": providers.FinishLength,
+	"tool_use":                      providers.FinishToolCalls,
+	"refusal":                       providers.FinishContentFilter,
+	"pause_turn":                    FinishPauseTurn,
+	providers.FinishOther:           providers.FinishStop,
+}
+
 // assembler builds a Response from stream events (or from the blocks of a
 // complete message) and reports deltas as they arrive.
 type assembler struct {
@@ -15,7 +29,6 @@ type assembler struct {
 	ncalls             int
 	stop               string // raw stop_reason
 	usage              wireUsage
-	model              string
 	started            bool // message_start seen
 	finished           bool // message_stop seen
 }
@@ -44,7 +57,7 @@ func (a *assembler) add(ev *event) {
 	case "message_start":
 		a.started = true
 		if m := ev.Message; m != nil {
-			a.model = m.Model
+			a.SetModel(m.Model)
 			a.usage.merge(m.Usage)
 			if m.StopReason != "" {
 				a.stop = m.StopReason
@@ -144,18 +157,12 @@ func (a *assembler) addComplete(m *wireMessage) {
 // runs. A finished call with no input is "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens as Anthropic reports it).
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.stop,
-		FinishReason:    mapFinishReason(a.stop),
-		Model:           a.model,
-		Usage: providers.Usage{
-			InputTokens:      deref(a.usage.InputTokens),
-			OutputTokens:     deref(a.usage.OutputTokens),
-			CacheReadTokens:  deref(a.usage.CacheReadInputTokens),
-			CacheWriteTokens: deref(a.usage.CacheCreationInputTokens),
-		},
+	r := a.Response(a.stop, finishReasons.Map(a.stop))
+	r.Usage = providers.Usage{
+		InputTokens:      deref(a.usage.InputTokens),
+		OutputTokens:     deref(a.usage.OutputTokens),
+		CacheReadTokens:  deref(a.usage.CacheReadInputTokens),
+		CacheWriteTokens: deref(a.usage.CacheCreationInputTokens),
 	}
 	if d := a.usage.OutputTokensDetails; d != nil {
 		r.Usage.ReasoningTokens = deref(d.ThinkingTokens)
@@ -205,26 +212,4 @@ func (b *blockAcc) toolCall() providers.ToolCall {
 		tc.Arguments = "{}"
 	}
 	return tc
-}
-
-// mapFinishReason maps a wire stop_reason onto the normalized set (see the
-// package documentation); pause_turn becomes FinishPauseTurn, unknown values
-// count as stop, and "" stays "".
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "end_turn", "stop_sequence":
-		return providers.FinishStop
-	case "max_tokens", "model_context_window_exceeded":
-		return providers.FinishLength
-	case "tool_use":
-		return providers.FinishToolCalls
-	case "refusal":
-		return providers.FinishContentFilter
-	case "pause_turn":
-		return FinishPauseTurn
-	default:
-		return providers.FinishStop
-	}
 }

@@ -2,11 +2,9 @@ package anthropic
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
-	"talaria/providers"
 	"talaria/providers/providertest"
 )
 
@@ -30,14 +28,5 @@ func largeStream(size int) []byte {
 func BenchmarkStreamParse(b *testing.B) {
 	body := largeStream(1 << 20)
 	tr := newTestTransport(b, providertest.StartWire(b, providertest.WireReply{Body: body}))
-	req := providertest.SimpleRequest()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		resp, err := tr.Stream(context.Background(), req, func(d providers.Delta) { n += len(d.Text) })
-		if err != nil || resp.FinishReason != "stop" || n == 0 {
-			b.Fatalf("stream: %v %+v", err, resp)
-		}
-	}
+	providertest.BenchStream(b, tr, body)
 }

@@ -221,21 +221,13 @@ func markLastCacheable(blocks []block) bool {
 // gets an empty object schema; parameters that are not a JSON object, or
 // whose "required" is not a list of names, are an error.
 func convertTools(tools []providers.ToolSpec) ([]toolSpec, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	out := make([]toolSpec, 0, len(tools))
-	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
+	return providers.ConvertTools(tools, func(ts *providers.ToolSpec) (toolSpec, error) {
 		schema, err := inputSchema(ts.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", ts.Name, err)
+			return toolSpec{}, fmt.Errorf("tool %q: %w", ts.Name, err)
 		}
-		out = append(out, toolSpec{Name: ts.Name, Description: ts.Description, InputSchema: schema})
-	}
-	return out, nil
+		return toolSpec{Name: ts.Name, Description: ts.Description, InputSchema: schema}, nil
+	})
 }
 
 func inputSchema(params json.RawMessage) (json.RawMessage, error) {
@@ -273,12 +265,9 @@ var thinkingBudgets = map[string]int{"low": 1024, "medium": 4096, "high": 16384}
 // reasoning effort, the cache_control breakpoints (at most 4: the system
 // prompt and the latest messages) and "stream": true.
 func (t *transport) buildRequest(req providers.Request) (*request, error) {
-	model := req.Model
-	if model == "" {
-		model = t.ep.Model
-	}
-	if model == "" {
-		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
+	model, err := t.ep.ModelFor(req, providers.ModelHint)
+	if err != nil {
+		return nil, err
 	}
 	system, msgs, err := convertMessages(req.Messages)
 	if err != nil {

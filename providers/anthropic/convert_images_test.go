@@ -13,16 +13,16 @@ import (
 // as an image block with base64 data inside its tool_result, after the
 // text, and that both results stay in one user message.
 func TestToolResultImage(t *testing.T) {
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	tr := newTestTransport(t, srv)
 	if _, err := tr.Stream(context.Background(), providertest.ImageRequest("claude-sonnet-4-5"), nil); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	msgs := messages(t, srv.TakeRequest(t).Body)
+	msgs := providertest.Objects(srv.TakeRequest(t).Body["messages"])
 	if len(msgs) != 3 {
 		t.Fatalf("%d messages, want user, assistant, user with both results", len(msgs))
 	}
-	results := blocks(msgs[2])
+	results := providertest.Objects(msgs[2]["content"])
 	if len(results) != 2 || results[0]["type"] != "tool_result" || results[1]["type"] != "tool_result" {
 		t.Fatalf("results %v", results)
 	}

@@ -18,7 +18,7 @@ import (
 // signature in the original order, tool results grouped into one user
 // message, cache_control breakpoints.
 func TestReplayRoundTrip(t *testing.T) {
-	first := sseServer(t, "thinking_tools.sse")
+	first := providertest.FixtureServer(t, "thinking_tools.sse")
 	resp, err := newTestTransport(t, first).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestReplayRoundTrip(t *testing.T) {
 		{Role: providers.RoleTool, ToolCallID: "toolu_01B19r91rx91mr928946mr0", Content: ""},
 		{Role: providers.RoleUser, Content: "also run vet"},
 	}
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	if _, err := newTestTransport(t, srv).Stream(context.Background(), providers.Request{Messages: conv}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +41,11 @@ func TestReplayRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(body["system"], wantSystem) {
 		t.Errorf("system %v, want %v", body["system"], wantSystem)
 	}
-	msgs := messages(t, body)
+	msgs := providertest.Objects(body["messages"])
 	if len(msgs) != 3 || msgs[0]["role"] != "user" || msgs[1]["role"] != "assistant" || msgs[2]["role"] != "user" {
 		t.Fatalf("messages %v, want user, assistant, user", msgs)
 	}
-	asst := blocks(msgs[1])
+	asst := providertest.Objects(msgs[1]["content"])
 	var types []string
 	for _, b := range asst {
 		types = append(types, b["type"].(string))
@@ -63,7 +63,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(asst[3]["input"], map[string]any{"path": "providers/", "depth": float64(2)}) || !reflect.DeepEqual(asst[4]["input"], map[string]any{}) {
 		t.Errorf("tool inputs %v / %v", asst[3]["input"], asst[4]["input"])
 	}
-	results := blocks(msgs[2])
+	results := providertest.Objects(msgs[2]["content"])
 	if len(results) != 3 || results[0]["type"] != "tool_result" || results[1]["type"] != "tool_result" || results[2]["type"] != "text" {
 		t.Fatalf("last user message %v, want two tool_results then the text", results)
 	}
@@ -78,7 +78,7 @@ func TestReplayRoundTrip(t *testing.T) {
 	if n := countCacheControl(body); n != 4 {
 		t.Errorf("%d cache_control markers, want 4", n)
 	}
-	for _, b := range []map[string]any{blocks(msgs[0])[0], asst[4], results[2]} {
+	for _, b := range []map[string]any{providertest.Objects(msgs[0]["content"])[0], asst[4], results[2]} {
 		if b["cache_control"] == nil {
 			t.Errorf("block %v has no cache_control", b)
 		}
@@ -109,10 +109,10 @@ func TestCacheControlPlacement(t *testing.T) {
 		if n := countCacheControl(body); n != maxCacheBreakpoints {
 			t.Errorf("system=%v: %d markers, want %d", withSystem, n, maxCacheBreakpoints)
 		}
-		msgs := messages(t, body)
+		msgs := providertest.Objects(body["messages"])
 		marked := 0
 		for i, m := range msgs {
-			if blocks(m)[0]["cache_control"] != nil {
+			if providertest.Objects(m["content"])[0]["cache_control"] != nil {
 				marked++
 				if want := len(msgs) - maxCacheBreakpoints; withSystem && i <= want || !withSystem && i < want {
 					t.Errorf("system=%v: message %d of %d marked; only the latest should be", withSystem, i, len(msgs))
@@ -198,8 +198,8 @@ func TestMapFinishReason(t *testing.T) {
 		"refusal": "content_filter", "pause_turn": FinishPauseTurn, "model_context_window_exceeded": "length",
 		"": "", "something_new": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ var errSplicedStream = errors.New("a second message_start inside the message")
 func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	body, err := t.buildRequest(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.baseURL+"/v1/messages", t.baseURL,
 		"check that the server is running and base_url is right", body,
@@ -54,17 +54,9 @@ func plainMessage(raw []byte, onDelta func(providers.Delta)) (*providers.Respons
 // readStream reads the event stream until message_stop or its end.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	var ev event
-	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
-		if string(name) == "ping" {
-			return false, nil
-		}
-		ev = event{}
-		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, func(d []byte) bool { return handled(name, d) }, t.eventError,
-			"check that the server speaks the Anthropic Messages format")
-		if skip || err != nil {
-			return err != nil, err // an event of a kind this transport does not read is skipped
-		}
+	events := providers.JSONEvents[event]{Provider: t.ep.Provider, Known: handled, ErrorEvent: t.eventError,
+		Advice: "check that the server speaks the Anthropic Messages format"}
+	err := events.Read(ctx, h, body, func(name, data []byte, ev *event) (bool, error) {
 		if ev.Type == "error" || string(name) == "error" {
 			return true, t.eventError(h, data)
 		}
@@ -76,20 +68,11 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 				"the stream started a second message before the first one stopped (a spliced or restarted stream); the response is unusable, retry the request",
 				errSplicedStream)
 		}
-		a.add(&ev)
+		a.add(ev) // a ping, like any unknown event, adds nothing
 		return a.finished, nil
 	})
-	resp := a.response()
-	switch {
-	case err != nil:
-		return resp, err
-	case a.finished || a.stop != "":
-		return resp, nil
-	case !a.started:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any event (is base_url an Anthropic Messages endpoint?)")
-	default:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before its stop_reason")
-	}
+	return a.response(), providers.EndOfStream(ctx, t.ep.Provider, h, err, a.finished || a.stop != "", a.started,
+		"an Anthropic Messages endpoint", "its stop_reason")
 }
 
 // handled reports whether an event that failed to decode is of a type this

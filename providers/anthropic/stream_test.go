@@ -103,46 +103,25 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := sseServer(t, tc.fixture)
+			srv := providertest.FixtureServer(t, tc.fixture)
 			tr := newTestTransport(t, srv)
 			var log providertest.DeltaLog
 			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.Text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
-			}
-			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			for _, c := range resp.ToolCalls {
-				if complete := len(c.Extra) == 0; complete && !json.Valid([]byte(c.Arguments)) {
-					t.Errorf("call %s is runnable with invalid JSON %q", c.ID, c.Arguments)
-				} else if !complete && !tc.incompleteCalls {
+				if len(c.Extra) != 0 && !tc.incompleteCalls {
 					t.Errorf("call %s marked incomplete", c.ID)
 				}
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
 			}
 			if got := parseReplay(resp.ReasoningReplay); !reflect.DeepEqual(got, tc.replay) {
 				t.Errorf("replay\n got %s\nwant %+v", resp.ReasoningReplay, tc.replay)
 			}
 			if !reflect.DeepEqual(log.Tools, tc.announced) {
 				t.Errorf("announced %+v, want %+v", log.Tools, tc.announced)
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}
@@ -259,7 +238,7 @@ func TestStreamRequest(t *testing.T) {
 	// Nothing is read from the environment.
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	tr, err := New(providers.Endpoint{Provider: "anthropic", Model: "claude-test", BaseURL: srv.URL + "/v1/", APIKey: "sk-ant-test", HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
@@ -297,24 +276,20 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
+	providertest.CheckPreCancelled(t, newTestTransport(t, providertest.FixtureServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
 // -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "tool_use.sse")), 1)
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, providertest.FixtureServer(t, "tool_use.sse")), 1)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(providertest.ReadFixture(t, "text.sse"))
-	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: content_block_stop")])
-	tr, err := New(providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/proxy", HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.HoldFixture(t, "text.sse", "event: content_block_stop")
+	tr := providertest.Wire[*transport](t, New, providers.Endpoint{Provider: "anthropic", Model: "m", BaseURL: srv.URL + "/proxy", HTTPClient: srv.Client()})
 	providertest.CheckCancelMidStream(t, tr, "!", "Hello there!")
 }
 
@@ -369,7 +344,7 @@ func TestReasoningEffort(t *testing.T) {
 		{"high", "claude-3-5-haiku-latest", 0, 0, defaultMaxTokens},
 		{"medium", "claude-3-opus-20240229", 0, 0, legacyMaxTokens},
 	} {
-		srv := sseServer(t, "text.sse")
+		srv := providertest.FixtureServer(t, "text.sse")
 		req := providertest.SimpleRequest()
 		req.Model, req.ReasoningEffort, req.MaxTokens = tc.model, tc.effort, tc.maxTokens
 		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {

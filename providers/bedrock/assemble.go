@@ -7,6 +7,24 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a Converse stopReason onto the normalized set:
+// end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
+// model_context_window_exceeded → length, guardrail_intervened and
+// content_filtered → content_filter, malformed_model_output and
+// malformed_tool_use → error; unknown values count as stop. "" stays "".
+var finishReasons = providers.FinishReasons{
+	"end_turn":                      providers.FinishStop,
+	"stop_sequence":                 providers.FinishStop,
+	"tool_use":                      providers.FinishToolCalls,
+	"max_tokens":                    providers.FinishLength,
+	"model_context_window_exceeded": providers.FinishLength,
+	"guardrail_intervened":          providers.FinishContentFilter,
+	"content_filtered":              providers.FinishContentFilter,
+	"malformed_model_output":        providers.FinishError,
+	"malformed_tool_use":            providers.FinishError,
+	providers.FinishOther:           providers.FinishStop,
+}
+
 // assembler builds a Response from Converse content blocks, either whole
 // (converse) or as converse-stream events, and reports deltas.
 type assembler struct {
@@ -124,13 +142,8 @@ func (a *assembler) blockDelta(ev *blockDeltaEvent) {
 
 // response returns what has been assembled so far.
 func (a *assembler) response(model string) *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.stopReason,
-		FinishReason:    mapFinishReason(a.stopReason),
-		Model:           model,
-	}
+	a.SetModel(model)
+	r := a.Response(a.stopReason, finishReasons.Map(a.stopReason))
 	for _, c := range a.calls {
 		args := c.args.String()
 		if strings.TrimSpace(args) == "" {

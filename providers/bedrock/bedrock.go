@@ -14,7 +14,6 @@
 package bedrock
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -75,14 +74,10 @@ func NewStreaming(ep providers.Endpoint) (providers.Transport, error) {
 
 // newTransport is New with the environment lookup passed in, for tests.
 func newTransport(ep providers.Endpoint, getenv func(string) string, stream bool) (*converseTransport, error) {
-	base := strings.TrimRight(strings.TrimSpace(ep.BaseURL), "/")
-	if base == "" {
-		region := firstNonEmpty(getenv(EnvRegion), getenv(EnvDefaultRegion), DefaultRegion)
-		base = "https://bedrock-runtime." + region + ".amazonaws.com"
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like https://bedrock-runtime.us-east-1.amazonaws.com", ep.Provider, ep.BaseURL)
+	region := firstNonEmpty(getenv(EnvRegion), getenv(EnvDefaultRegion), DefaultRegion)
+	base, u, err := ep.Base("https://bedrock-runtime."+region+".amazonaws.com", "https://bedrock-runtime.us-east-1.amazonaws.com")
+	if err != nil {
+		return nil, err
 	}
 	key := strings.TrimSpace(ep.APIKey)
 	if key == "" {
@@ -91,23 +86,12 @@ func newTransport(ep providers.Endpoint, getenv func(string) string, stream bool
 	if key == "" && strings.HasSuffix(strings.ToLower(u.Hostname()), ".amazonaws.com") {
 		return nil, fmt.Errorf("%s: no Bedrock API key: set %s (or the provider's api key); AWS SigV4 credentials are not supported", ep.Provider, EnvBearerToken)
 	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &converseTransport{ep: ep, baseURL: base, apiKey: key, client: hc, stream: stream}, nil
+	return &converseTransport{ep: ep, baseURL: base, apiKey: key, client: ep.Client(), stream: stream}, nil
 }
 
 // model returns the model id of req, else of the endpoint.
 func (t *converseTransport) model(req providers.Request) (string, error) {
-	m := req.Model
-	if m == "" {
-		m = t.ep.Model
-	}
-	if m == "" {
-		return "", errors.New("no model set; set model.name to a Bedrock model id or inference profile (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)")
-	}
-	return m, nil
+	return t.ep.ModelFor(req, "set model.name to a Bedrock model id or inference profile (e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0)")
 }
 
 // callURL is {base}/model/{modelId}/converse[-stream]. The model id is one

@@ -2,11 +2,9 @@ package bedrock
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
-	"talaria/providers"
 	"talaria/providers/providertest"
 )
 
@@ -48,16 +46,7 @@ func BenchmarkStreamParse(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			srv, _ := startServer(b, providertest.WireReply{Body: bc.body})
 			tr := newTestTransport(b, srv, bc.stream)
-			req := providertest.SimpleRequest()
-			b.SetBytes(int64(len(bc.body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				n := 0
-				resp, err := tr.Stream(context.Background(), req, func(d providers.Delta) { n += len(d.Text) })
-				if err != nil || resp.FinishReason != "stop" || n == 0 {
-					b.Fatalf("stream: %v %+v", err, resp)
-				}
-			}
+			providertest.BenchStream(b, tr, bc.body)
 		})
 	}
 }

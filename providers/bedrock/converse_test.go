@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"reflect"
 	"testing"
 	"time"
 
@@ -70,23 +69,10 @@ func TestConverseFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || resp.Reasoning != tc.reasoning {
-				t.Errorf("content %q reasoning %q, want %q / %q", resp.Content, resp.Reasoning, tc.content, tc.reasoning)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tr.ep.Model}, nil)
 			if string(resp.ReasoningReplay) != tc.replay {
 				t.Errorf("replay %s, want %s", resp.ReasoningReplay, tc.replay)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("calls %+v, want %+v", resp.ToolCalls, tc.calls)
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tr.ep.Model {
-				t.Errorf("model %q", resp.Model)
 			}
 			if (tc.content == "") != (len(log.texts) == 0) || len(log.texts) > 1 || (len(log.texts) == 1 && log.texts[0] != tc.content) {
 				t.Errorf("text deltas %q, want one with the whole text", log.texts)
@@ -101,9 +87,6 @@ func TestConverseFixtures(t *testing.T) {
 				if d.ToolIndex != i || d.ToolName != tc.calls[i].Name {
 					t.Errorf("tool delta %d = %+v", i, d)
 				}
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}
@@ -258,8 +241,8 @@ func TestMapFinishReason(t *testing.T) {
 		"guardrail_intervened": "content_filter", "content_filtered": "content_filter",
 		"malformed_model_output": "error", "malformed_tool_use": "error", "something_new": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

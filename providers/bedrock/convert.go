@@ -9,12 +9,6 @@ import (
 	"talaria/providers"
 )
 
-// ToolErrorFlag is the internal message flag (see providers.Message.Flag)
-// that marks a role=tool message as a failed call, sent as
-// toolResult.status "error". Without the flag, a result whose text starts
-// with "Error:" (the tools.Errorf convention) counts as failed too.
-const ToolErrorFlag = providers.FlagToolError
-
 // replayKey is the key under which ReasoningReplay holds this transport's
 // reasoning blocks: {"bedrock_converse": [<reasoningContent>, ...]}. Keyed,
 // so replay data of another transport (after a fallback) is never sent here.
@@ -62,7 +56,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool, sent [][]provid
 				continue
 			}
 			status := "success"
-			if isToolError(m) {
+			if m.ToolFailed() {
 				status = "error"
 			}
 			add("user", contentBlock{ToolResult: &toolResultBlock{
@@ -146,31 +140,18 @@ func replayBlocks(raw json.RawMessage) []contentBlock {
 	return out
 }
 
-// isToolError reports a failed tool call: ToolErrorFlag, or "Error:" text.
-func isToolError(m providers.Message) bool {
-	return m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:")
-}
-
 // convertTools maps tool specs to Converse tools (each a toolSpec with
 // inputSchema.json). A spec without parameters gets an empty object
 // schema; parameters that are not valid JSON are an error. Nil or empty
 // input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]wireTool, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	out := make([]wireTool, 0, len(tools))
-	for _, ts := range tools {
+	return providers.ConvertTools(tools, func(ts *providers.ToolSpec) (wireTool, error) {
 		params, err := ts.WireParams()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, wireTool{ToolSpec: toolSpec{
+		return wireTool{ToolSpec: toolSpec{
 			Name: ts.Name, Description: ts.Description, InputSchema: inputSchema{JSON: params},
-		}})
-	}
-	return out, nil
+		}}, err
+	})
 }
 
 // buildRequest builds the Converse request body (the same for converse
@@ -240,31 +221,6 @@ func hasToolTraffic(msgs []providers.Message) bool {
 		}
 	}
 	return false
-}
-
-// mapFinishReason maps a Converse stopReason onto the normalized set:
-// end_turn and stop_sequence → stop, tool_use → tool_calls, max_tokens and
-// model_context_window_exceeded → length, guardrail_intervened and
-// content_filtered → content_filter, malformed_model_output and
-// malformed_tool_use → error; unknown values count as stop. "" stays "".
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "end_turn", "stop_sequence":
-		return providers.FinishStop
-	case "tool_use":
-		return providers.FinishToolCalls
-	case "max_tokens", "model_context_window_exceeded":
-		return providers.FinishLength
-	case "guardrail_intervened", "content_filtered":
-		return providers.FinishContentFilter
-	case "malformed_model_output", "malformed_tool_use":
-		return providers.FinishError
-	default:
-		return providers.FinishStop
-	}
 }
 
 func textBlock(s string) contentBlock { return contentBlock{Text: &s} }

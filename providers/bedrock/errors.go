@@ -12,30 +12,24 @@ import (
 	"talaria/providers"
 )
 
-// CodeContextOverflow is the APIError.Code set when a Bedrock error says
-// the prompt is longer than the model's context (a ValidationException
-// "Input is too long for requested model", "too many input tokens", ...):
-// Bedrock has no error code of its own for it, and this one is what
-// providers.Classify recognizes.
-const CodeContextOverflow = "context_length_exceeded"
-
-// httpError converts a non-2xx answer into an APIError: the message from
-// the JSON body ("message" or "Message"), the exception name from the
-// x-amzn-ErrorType header or the body's "__type".
-func (t *converseTransport) httpError(resp *http.Response) *providers.APIError {
-	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
-	if eb, ok := e.ParseBody(body); ok {
+// fillHTTPError fills e, a non-2xx answer, from its body: the message
+// from the JSON body ("message" or "Message", else a one-line summary of
+// the body), the exception name from the x-amzn-ErrorType header or the
+// body's "__type", and providers.CodeContextOverflow for an overflow message.
+func fillHTTPError(e *providers.APIError, body []byte) bool {
+	eb, ok := e.ParseBody(body)
+	if ok {
 		e.Message = eb.Message
 		e.Type = exceptionName(eb.Type)
 	}
-	if h := exceptionName(resp.Header.Get("x-amzn-ErrorType")); h != "" {
+	if h := exceptionName(e.Headers.Get("x-amzn-ErrorType")); h != "" {
 		e.Type = h
 	}
 	if e.Message == "" {
-		e.Message = providers.SummarizeText(resp.StatusCode, body)
+		e.Message = providers.SummarizeText(e.Status, body)
 	}
 	e.Code = overflowCode(e.Type, e.Message)
-	return e
+	return ok
 }
 
 // exceptionName reduces an AWS error type to the exception name:
@@ -58,7 +52,7 @@ func exceptionName(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// overflowCode returns CodeContextOverflow when msg is one of Bedrock's
+// overflowCode returns providers.CodeContextOverflow when msg is one of Bedrock's
 // context-overflow messages, else "". Throttling is never an overflow:
 // its message "Too many tokens, please wait before trying again." is about
 // the tokens-per-minute quota.
@@ -69,12 +63,12 @@ func overflowCode(typ, msg string) string {
 	m := strings.ToLower(msg)
 	for _, p := range []string{"input is too long", "too many input tokens", "too many tokens", "max input token", "prompt is too long"} {
 		if strings.Contains(m, p) {
-			return CodeContextOverflow
+			return providers.CodeContextOverflow
 		}
 	}
 	if strings.Contains(m, "input token") && strings.Contains(m, "exceed") ||
 		strings.Contains(m, "exceeds the maximum number of") && strings.Contains(m, "token") {
-		return CodeContextOverflow
+		return providers.CodeContextOverflow
 	}
 	return ""
 }

@@ -2,8 +2,6 @@ package bedrock
 
 import (
 	"context"
-	"errors"
-	"net"
 	"testing"
 
 	"talaria/providers"
@@ -28,18 +26,18 @@ func TestHTTPErrors(t *testing.T) {
 		{
 			name: "input too long", status: 400, errType: "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/",
 			body: `{"message":"Input is too long for requested model."}`,
-			msg:  "Input is too long for requested model.", typ: "ValidationException", code: CodeContextOverflow,
+			msg:  "Input is too long for requested model.", typ: "ValidationException", code: providers.CodeContextOverflow,
 		},
 		{
 			name: "too many tokens", status: 400, errType: "ValidationException",
 			body: `{"message":"The model returned the following errors: prompt is too long: 215123 tokens > 200000 maximum"}`,
-			typ:  "ValidationException", code: CodeContextOverflow,
+			typ:  "ValidationException", code: providers.CodeContextOverflow,
 			msg: "The model returned the following errors: prompt is too long: 215123 tokens > 200000 maximum",
 		},
 		{
 			name: "input tokens exceed", status: 400, errType: "ValidationException",
 			body: `{"message":"Malformed input request: #: expected maxLength: 1000000, actual: 1048577, the number of input tokens exceeds the limit, please reformat your input and try again."}`,
-			typ:  "ValidationException", code: CodeContextOverflow,
+			typ:  "ValidationException", code: providers.CodeContextOverflow,
 			msg: "Malformed input request: #: expected maxLength: 1000000, actual: 1048577, the number of input tokens exceeds the limit, please reformat your input and try again.",
 		},
 		{
@@ -102,25 +100,8 @@ func TestHTTPErrors(t *testing.T) {
 // TestConnectError: a refused connection is an APIError without status
 // that says which URL could not be reached.
 func TestConnectError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	tr, err := newTransport(providers.Endpoint{Provider: "bedrock", Model: "m", BaseURL: "http://" + addr}, func(string) string { return "" }, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := providertest.AsAPIError(t, err)
-	if ae.Status != 0 || ae.Message == "" || ae.Err == nil || ae.MidStream {
-		t.Errorf("got %+v", ae)
-	}
-	var op *net.OpError
-	if !errors.As(err, &op) {
-		t.Errorf("net.OpError not reachable through %v", err)
-	}
+	srv := providertest.StartWire(t, providertest.WireReply{})
+	providertest.CheckUnreachable(t, srv, newTestTransport(t, srv.Server, false))
 }
 
 // TestExceptionName covers the spellings of AWS error types.

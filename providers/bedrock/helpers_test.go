@@ -19,8 +19,7 @@ import (
 func startServer(t testing.TB, rep providertest.WireReply) (*httptest.Server, <-chan providertest.Captured) {
 	t.Helper()
 	rep.Defaults = bedrockHeaders
-	s := providertest.StartWire(t, rep)
-	return s.Server, s.Requests()
+	return providertest.Serve(t, rep)
 }
 
 // bedrockHeaders are the headers of every Bedrock answer: the content type

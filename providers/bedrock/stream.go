@@ -24,11 +24,11 @@ import (
 func (t *converseTransport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	model, err := t.model(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	body, err := buildRequest(req, model)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	accept := "application/json"
 	if t.stream {
@@ -36,15 +36,10 @@ func (t *converseTransport) Stream(ctx context.Context, req providers.Request, o
 	}
 	resp, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.callURL(model), t.baseURL, "check the network and base_url", body,
 		"Accept", accept, "Authorization", providers.Bearer(t.apiKey))
-	if e != nil {
+	if e := providers.Answered(ctx, t.ep.Provider, resp, e, fillHTTPError); e != nil {
 		return nil, e
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := t.httpError(resp)
-		e.Err = providers.WithContext(ctx, e.Err)
-		return nil, e
-	}
 	if t.stream {
 		return t.readEvents(ctx, resp, model, onDelta)
 	}

@@ -127,7 +127,7 @@ func TestConverseStreamErrors(t *testing.T) {
 		{name: "throttling exception", body: concat(head, exception("throttlingException", "Too many tokens, please wait before trying again.")),
 			typ: "ThrottlingException", msg: "Too many tokens, please wait before trying again."},
 		{name: "model stream error", body: concat(head, exception("modelStreamErrorException", "Model stream error: Input is too long")),
-			typ: "ModelStreamErrorException", msg: "Model stream error: Input is too long", code: CodeContextOverflow},
+			typ: "ModelStreamErrorException", msg: "Model stream error: Input is too long", code: providers.CodeContextOverflow},
 		{name: "error frame", body: concat(head, encodeFrame([]hdr{{":message-type", "error"}, {":error-code", "InternalFailure"}, {":error-message", "internal failure"}}, nil)),
 			typ: "InternalFailure", msg: "internal failure"},
 		{name: "cut between frames", body: head, eof: true},

@@ -10,6 +10,28 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a Gemini finishReason onto the normalized set: STOP
+// → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
+// PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
+// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
+// MISSING_THOUGHT_SIGNATURE, LANGUAGE, OTHER, FINISH_REASON_UNSPECIFIED and
+// any value not listed → error (every newer value has been a failure). ""
+// stays "". STOP with tool calls becomes tool_calls when the response is
+// assembled.
+var finishReasons = providers.FinishReasons{
+	"STOP":                     providers.FinishStop,
+	"MAX_TOKENS":               providers.FinishLength,
+	"SAFETY":                   providers.FinishContentFilter,
+	"RECITATION":               providers.FinishContentFilter,
+	"BLOCKLIST":                providers.FinishContentFilter,
+	"PROHIBITED_CONTENT":       providers.FinishContentFilter,
+	"SPII":                     providers.FinishContentFilter,
+	"IMAGE_SAFETY":             providers.FinishContentFilter,
+	"IMAGE_PROHIBITED_CONTENT": providers.FinishContentFilter,
+	"IMAGE_RECITATION":         providers.FinishContentFilter,
+	providers.FinishOther:      providers.FinishError,
+}
+
 // assembler builds a Response from GenerateContentResponse chunks and
 // reports deltas as they arrive.
 type assembler struct {
@@ -20,7 +42,6 @@ type assembler struct {
 	finish   string
 	blocked  string
 	usage    *usageMetadata
-	model    string
 	sawChunk bool
 }
 
@@ -31,9 +52,7 @@ func newAssembler(onDelta func(providers.Delta)) *assembler {
 // add folds in one chunk. Only the candidate with index 0 is read.
 func (a *assembler) add(r *generateResponse) {
 	a.sawChunk = true
-	if r.ModelVersion != "" {
-		a.model = r.ModelVersion
-	}
+	a.SetModel(r.ModelVersion)
 	if r.UsageMetadata != nil {
 		a.usage = r.UsageMetadata
 	}
@@ -99,14 +118,8 @@ func (a *assembler) done() bool { return a.finish != "" || a.blocked != "" }
 // them) and OutputTokens includes the thinking tokens (billed as output),
 // also reported as ReasoningTokens.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		ToolCalls:       a.calls,
-		RawFinishReason: a.finish,
-		FinishReason:    mapFinishReason(a.finish),
-		Model:           a.model,
-	}
+	r := a.Response(a.finish, finishReasons.Map(a.finish))
+	r.ToolCalls = a.calls
 	if a.finish == "" && a.blocked != "" {
 		r.RawFinishReason, r.FinishReason = a.blocked, providers.FinishContentFilter
 	}

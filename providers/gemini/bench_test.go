@@ -2,11 +2,9 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
-	"talaria/providers"
 	"talaria/providers/providertest"
 )
 
@@ -24,16 +22,7 @@ func largeStream(size int) []byte {
 // from a local test server; the MB/s figure is SSE bytes parsed per second.
 func BenchmarkStreamParse(b *testing.B) {
 	body := largeStream(1 << 20)
-	srv, _ := startServer(b, providertest.WireReply{Body: body})
+	srv, _ := providertest.Serve(b, providertest.WireReply{Body: body})
 	tr := newTestTransport(b, srv)
-	req := providertest.SimpleRequest()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		resp, err := tr.Stream(context.Background(), req, func(d providers.Delta) { n += len(d.Text) })
-		if err != nil || resp.FinishReason != "stop" || n == 0 {
-			b.Fatalf("stream: %v %+v", err, resp)
-		}
-	}
+	providertest.BenchStream(b, tr, body)
 }

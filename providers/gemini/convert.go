@@ -3,19 +3,11 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"talaria/providers"
 )
-
-// ToolErrorFlag is the internal message flag (see providers.Message.Flag)
-// that marks a role=tool message as a failed call, sent as
-// functionResponse.response.error instead of .result. Without the flag, a
-// result whose text starts with "Error:" (the tools.Errorf convention)
-// counts as failed too.
-const ToolErrorFlag = providers.FlagToolError
 
 // replayKey is the key under which ReasoningReplay holds the signature of
 // the answer's non-call parts: {"gemini_native":{"thought_signature":"…"}}.
@@ -78,7 +70,7 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 				return nil, fmt.Errorf("message %d: tool result has no tool name and answers no known call (id %q); Gemini needs the function name", i, m.ToolCallID)
 			}
 			key := "result"
-			if m.Flag(ToolErrorFlag) || strings.HasPrefix(m.Content, "Error:") {
+			if m.ToolFailed() {
 				key = "error"
 			}
 			add("user", true, part{FunctionResponse: &functionResponse{
@@ -158,19 +150,15 @@ func replaySignature(raw json.RawMessage) string {
 // Nil or empty input gives a nil slice.
 
 func convertTools(tools []providers.ToolSpec) ([]toolDecl, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	decls := make([]functionDecl, 0, len(tools))
-	for _, ts := range tools {
-		if ts.Name == "" {
-			return nil, errors.New("tool spec without a name; every tool needs one")
-		}
+	decls, err := providers.ConvertTools(tools, func(ts *providers.ToolSpec) (functionDecl, error) {
 		params, err := sanitizeSchema(ts.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w; fix its JSON schema", ts.Name, err)
+			return functionDecl{}, fmt.Errorf("tool %q: %w; fix its JSON schema", ts.Name, err)
 		}
-		decls = append(decls, functionDecl{Name: ts.Name, Description: ts.Description, Parameters: params})
+		return functionDecl{Name: ts.Name, Description: ts.Description, Parameters: params}, nil
+	})
+	if err != nil || len(decls) == 0 {
+		return nil, err
 	}
 	return []toolDecl{{FunctionDeclarations: decls}}, nil
 }
@@ -207,31 +195,6 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 		}
 	}
 	return out, nil
-}
-
-// mapFinishReason maps a Gemini finishReason onto the normalized set: STOP
-// → stop, MAX_TOKENS → length; SAFETY, RECITATION, BLOCKLIST,
-// PROHIBITED_CONTENT, SPII and the IMAGE_ safety values → content_filter;
-// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS,
-// MISSING_THOUGHT_SIGNATURE, LANGUAGE, OTHER, FINISH_REASON_UNSPECIFIED and
-// any value not listed → error (every newer value has been a failure). ""
-// stays "". STOP with tool calls becomes tool_calls when the response is
-// assembled.
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "STOP":
-		return providers.FinishStop
-	case "MAX_TOKENS":
-		return providers.FinishLength
-	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
-		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
-		return providers.FinishContentFilter
-	default:
-		return providers.FinishError
-	}
 }
 
 // Thinking budgets (thinkingBudget, in tokens) for the reasoning efforts;

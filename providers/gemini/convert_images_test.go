@@ -12,7 +12,7 @@ import (
 // an inlineData part right after its functionResponse, in the same user
 // content as the other result.
 func TestToolResultImage(t *testing.T) {
-	srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "text_thoughts.sse")})
+	srv, reqs := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, "text_thoughts.sse")})
 	tr := newTestTransport(t, srv)
 	if _, err := tr.Stream(context.Background(), providertest.ImageRequest("gemini-2.5-flash"), nil); err != nil {
 		t.Fatalf("Stream: %v", err)

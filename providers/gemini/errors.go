@@ -14,32 +14,25 @@ import (
 	"talaria/providers"
 )
 
-// TypeContextOverflow is the APIError.Type set when a Gemini error says
-// the prompt is longer than the model's context ("The input token count
-// (1196265) exceeds the maximum number of tokens allowed (1048576).") and
-// the error has no ErrorInfo reason: Gemini has no error code of its own
-// for it (the status is INVALID_ARGUMENT), and this one is what
-// providers.Classify recognizes.
-const TypeContextOverflow = "context_length_exceeded"
-
-// httpError converts a non-2xx answer into an APIError: Status is the HTTP
+// fillHTTPError fills e, a non-2xx answer, from its body: Status is the HTTP
 // status, Code the error's status string (RESOURCE_EXHAUSTED, ...), Message
 // its message, Type the reason of an ErrorInfo detail (API_KEY_INVALID,
 // ...). Both the object body {"error":{...}} and the array body
 // [{"error":{...}}] are read. A RetryInfo detail's retryDelay ("30s")
 // becomes a synthetic "Retry-After: 30" header (whole seconds, rounded up)
 // when the answer has no Retry-After header of its own, so retry logic that
-// reads headers honours it.
-func (t *geminiTransport) httpError(resp *http.Response) *providers.APIError {
-	e, body := providers.ReadHTTPError(t.ep.Provider, resp)
-	if !fillError(e, body) {
-		e.Message = providers.SummarizeText(resp.StatusCode, body)
+// reads headers honours it. A body that is not a Gemini error gives a
+// one-line summary of it as the message.
+func fillHTTPError(e *providers.APIError, body []byte) bool {
+	if fillError(e, body) {
+		return true
 	}
-	return e
+	e.Message = providers.SummarizeText(e.Status, body)
+	return false
 }
 
 // fillError parses a Gemini error body ({"error":{"code","message",
-// "status","details"}}, or a list of those) into e (see httpError); false
+// "status","details"}}, or a list of those) into e (see fillHTTPError); false
 // when body is not one.
 func fillError(e *providers.APIError, body []byte) bool {
 	obj, ok := e.ParseBody(body)
@@ -70,7 +63,7 @@ func fillError(e *providers.APIError, body []byte) bool {
 		e.Headers.Set("Retry-After", strconv.Itoa(int(math.Ceil(delay.Seconds()))))
 	}
 	if e.Type == "" && isOverflow(e.Message) {
-		e.Type = TypeContextOverflow
+		e.Type = providers.CodeContextOverflow
 	}
 	if e.Message == "" {
 		e.Message = firstNonEmpty(obj.Status, "the server reported an error without a message")

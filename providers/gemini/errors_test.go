@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
-	"net"
 	"testing"
 
 	"talaria/providers"
@@ -64,7 +62,7 @@ func TestHTTPErrors(t *testing.T) {
 		{
 			name: "400 context overflow", status: 400,
 			body: `{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`,
-			msg:  "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", code: "INVALID_ARGUMENT", typ: TypeContextOverflow,
+			msg:  "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", code: "INVALID_ARGUMENT", typ: providers.CodeContextOverflow,
 		},
 		{
 			name: "404 model", status: 404,
@@ -87,7 +85,7 @@ func TestHTTPErrors(t *testing.T) {
 			for k, v := range tc.headers {
 				h[k] = v
 			}
-			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Status: tc.status, Headers: h, Body: []byte(tc.body)})
 			resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v with an HTTP error", resp)
@@ -105,22 +103,8 @@ func TestHTTPErrors(t *testing.T) {
 
 // TestConnectError: a refused connection is an APIError without status.
 func TestConnectError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	tr, err := newTransport(providers.Endpoint{Provider: "gemini", Model: "m", BaseURL: "http://" + addr}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := providertest.AsAPIError(t, err)
-	var op *net.OpError
-	if ae.Status != 0 || ae.Message == "" || ae.MidStream || !errors.As(err, &op) {
-		t.Errorf("got %+v", ae)
-	}
+	srv := providertest.StartWire(t, providertest.WireReply{})
+	providertest.CheckUnreachable(t, srv, newTestTransport(t, srv.Server))
 }
 
 // TestNew covers endpoint defaults and refusals.

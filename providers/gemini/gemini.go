@@ -11,7 +11,6 @@
 package gemini
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -59,15 +58,11 @@ func New(ep providers.Endpoint) (providers.Transport, error) {
 
 // newTransport is New with the environment lookup passed in, for tests.
 func newTransport(ep providers.Endpoint, getenv func(string) string) (*geminiTransport, error) {
-	base := strings.TrimRight(strings.TrimSpace(ep.BaseURL), "/")
-	if base == "" {
-		base = DefaultBaseURL
+	base, u, err := ep.Base(DefaultBaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	base = strings.TrimRight(strings.TrimSuffix(base, "/openai"), "/")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like %s", ep.Provider, ep.BaseURL, DefaultBaseURL)
-	}
 	key := strings.TrimSpace(ep.APIKey)
 	for _, name := range []string{EnvAPIKey, EnvGoogleAPIKey} {
 		if key == "" {
@@ -77,25 +72,14 @@ func newTransport(ep providers.Endpoint, getenv func(string) string) (*geminiTra
 	if key == "" && strings.HasSuffix(strings.ToLower(u.Hostname()), "googleapis.com") {
 		return nil, fmt.Errorf("%s: no Gemini API key: set %s (get one at https://aistudio.google.com/apikey)", ep.Provider, EnvAPIKey)
 	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &geminiTransport{ep: ep, baseURL: base, apiKey: key, client: hc}, nil
+	return &geminiTransport{ep: ep, baseURL: base, apiKey: key, client: ep.Client()}, nil
 }
 
 // model returns the model id of req, else of the endpoint, without a
 // "models/" prefix.
 func (t *geminiTransport) model(req providers.Request) (string, error) {
-	m := req.Model
-	if m == "" {
-		m = t.ep.Model
-	}
-	m = strings.TrimPrefix(m, "models/")
-	if m == "" {
-		return "", errors.New("no model set; set model.name to a Gemini model (e.g. gemini-2.5-flash)")
-	}
-	return m, nil
+	m, err := t.ep.ModelFor(req, "set model.name to a Gemini model (e.g. gemini-2.5-flash)")
+	return strings.TrimPrefix(m, "models/"), err
 }
 
 // streamURL is {base}/models/{model}:streamGenerateContent?alt=sse.

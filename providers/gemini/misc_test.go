@@ -18,8 +18,8 @@ func TestMapFinishReason(t *testing.T) {
 		"MALFORMED_FUNCTION_CALL": "error", "UNEXPECTED_TOOL_CALL": "error", "OTHER": "error",
 		"FINISH_REASON_UNSPECIFIED": "error", "LANGUAGE": "error", "SOMETHING_NEW": "error",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }
@@ -31,7 +31,7 @@ func TestPlainAnswers(t *testing.T) {
 	one := `{"candidates":[{"content":{"parts":[{"text":"Hi"},{"functionCall":{"name":"f","args":{"a":1}}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":5,"cachedContentTokenCount":60},"modelVersion":"gemini-2.5-pro"}`
 	jsonType := map[string]string{"Content-Type": "application/json"}
 	for _, body := range []string{one, "[" + one + "]"} {
-		srv, _ := startServer(t, providertest.WireReply{Body: []byte(body), Headers: jsonType})
+		srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte(body), Headers: jsonType})
 		resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 		if err != nil || resp.Content != "Hi" || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].ID != "call_0" ||
 			resp.FinishReason != "tool_calls" || resp.Usage.InputTokens != 40 || resp.Usage.CacheReadTokens != 60 {
@@ -39,7 +39,7 @@ func TestPlainAnswers(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"{", `{"x":1}`, "[{", `{"error":{"code":500,"message":"boom"}}`} {
-		srv, _ := startServer(t, providertest.WireReply{Body: []byte(bad), Headers: jsonType})
+		srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte(bad), Headers: jsonType})
 		if _, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
@@ -60,7 +60,7 @@ func TestReasoningEffort(t *testing.T) {
 		{"gemini-3-pro-preview", "medium", map[string]any{"includeThoughts": true, "thinkingBudget": float64(8192)}},
 		{"gemini-2.0-flash", "high", nil},
 	} {
-		srv, reqs := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "text_thoughts.sse")})
+		srv, reqs := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, "text_thoughts.sse")})
 		req := providertest.SimpleRequest()
 		req.Model, req.ReasoningEffort = tc.model, tc.effort
 		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {

@@ -16,7 +16,7 @@ import (
 // Stream sends req to streamGenerateContent?alt=sse and assembles the
 // answer, calling onDelta (when non-nil) for text, thought text and each
 // function call (whole, one per part). Every error is a
-// *providers.APIError: HTTP errors as described at httpError; an error
+// *providers.APIError: HTTP errors as described at fillHTTPError; an error
 // object inside the stream, an undecodable chunk, a broken connection or a
 // stream that ends before a finishReason (or a promptFeedback.blockReason)
 // are MidStream and come with the partial Response. A server that answers
@@ -25,23 +25,18 @@ import (
 func (t *geminiTransport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	model, err := t.model(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	body, err := buildRequest(req, t.ep.Model)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	resp, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.streamURL(model), t.baseURL, "check the network and base_url", body,
 		"Accept", "text/event-stream", "X-Goog-Api-Key", t.apiKey)
-	if e != nil {
+	if e := providers.Answered(ctx, t.ep.Provider, resp, e, fillHTTPError); e != nil {
 		return nil, e
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := t.httpError(resp)
-		e.Err = providers.WithContext(ctx, e.Err)
-		return nil, e
-	}
 	h := resp.Header.Clone()
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		return t.readPlain(ctx, resp, h, onDelta)

@@ -69,7 +69,7 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, tc.fixture)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, tc.fixture)})
 			tr := newTestTransport(t, srv)
 			var log providertest.DeltaLog
 			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
@@ -110,7 +110,7 @@ func TestStreamCut(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			srv, _ := startServer(t, providertest.WireReply{Body: body})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Body: body})
 			resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 			ae := providertest.AsAPIError(t, err)
 			if resp == nil || resp.Content != "Partial answer" || resp.Usage.OutputTokens != 2 {
@@ -121,7 +121,7 @@ func TestStreamCut(t *testing.T) {
 			}
 		})
 	}
-	srv, _ := startServer(t, providertest.WireReply{Body: []byte(": nothing but a comment\n\n")})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte(": nothing but a comment\n\n")})
 	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if ae := providertest.AsAPIError(t, err); !ae.MidStream || !strings.Contains(ae.Message, "before any data") || resp == nil {
 		t.Errorf("empty stream: %+v", ae)
@@ -130,7 +130,7 @@ func TestStreamCut(t *testing.T) {
 
 // TestStreamErrorChunk: an error object inside the stream.
 func TestStreamErrorChunk(t *testing.T) {
-	srv, _ := startServer(t, providertest.WireReply{Body: providertest.ReadFixture(t, "midstream_error.sse")})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: providertest.ReadFixture(t, "midstream_error.sse")})
 	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	ae := providertest.AsAPIError(t, err)
 	if resp == nil || resp.Content != "Partial answer" {
@@ -143,7 +143,7 @@ func TestStreamErrorChunk(t *testing.T) {
 
 // TestStreamGarbage: a data line that is not JSON.
 func TestStreamGarbage(t *testing.T) {
-	srv, _ := startServer(t, providertest.WireReply{Body: []byte("data: <html>oops</html>\n\n")})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte("data: <html>oops</html>\n\n")})
 	_, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if ae := providertest.AsAPIError(t, err); !ae.MidStream || ae.Body != "<html>oops</html>" || errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("err %+v", ae)
@@ -163,7 +163,7 @@ func TestSSEFraming(t *testing.T) {
 		"data: {\"candidates\": [{\"content\":\ndata: {\"parts\": [{\"text\": \"b\"}]}}]}\n\n" +
 		"retry: 100\ndata: " + chunk(long) + "\n\n" +
 		`data: {"candidates": [{"finishReason": "STOP"}]}`
-	srv, _ := startServer(t, providertest.WireReply{Body: []byte(body)})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte(body)})
 	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestPlainJSONAnswer(t *testing.T) {
 		}
 	}
 	body, _ := json.Marshal(chunks)
-	srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json; charset=UTF-8"}, Body: body})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json; charset=UTF-8"}, Body: body})
 	var log providertest.DeltaLog
 	resp, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestPlainJSONAnswer(t *testing.T) {
 		"not gemini":   `{"hello":"world"}`,
 		"unfinished":   `[{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}]`,
 	} {
-		srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(b)})
+		srv, _ := providertest.Serve(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(b)})
 		_, err := newTestTransport(t, srv).Stream(context.Background(), providertest.SimpleRequest(), nil)
 		if ae := providertest.AsAPIError(t, err); ae.Message == "" {
 			t.Errorf("%s: %+v", name, ae)
@@ -212,7 +212,7 @@ func TestStreamCancel(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	body := providertest.ReadFixture(t, "text_thoughts.sse")
-	srv, _ := startServer(t, providertest.WireReply{Body: body, Hold: hold, HoldAt: len(body) / 2})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: body, Hold: hold, HoldAt: len(body) / 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancel on the first delta: the rest of the body is held back.
 	resp, err := newTestTransport(t, srv).Stream(ctx, providertest.SimpleRequest(), func(providers.Delta) { cancel() })

@@ -10,6 +10,28 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps a wire finish_reason onto the normalized set:
+// function_call becomes tool_calls, a few spellings used by compatible
+// servers are folded in, and unknown values count as stop. "" stays "".
+var finishReasons = providers.FinishReasons{
+	"stop":                providers.FinishStop,
+	"eos":                 providers.FinishStop,
+	"end_turn":            providers.FinishStop,
+	"stop_sequence":       providers.FinishStop,
+	"length":              providers.FinishLength,
+	"max_tokens":          providers.FinishLength,
+	"model_length":        providers.FinishLength,
+	"tool_calls":          providers.FinishToolCalls,
+	"function_call":       providers.FinishToolCalls,
+	"tool_use":            providers.FinishToolCalls,
+	"content_filter":      providers.FinishContentFilter,
+	"refusal":             providers.FinishContentFilter,
+	"safety":              providers.FinishContentFilter,
+	"error":               providers.FinishError,
+	"abort":               providers.FinishError,
+	providers.FinishOther: providers.FinishStop,
+}
+
 // assembler builds a Response from chunks (or from the single "chunk" of a
 // complete response) and reports deltas as they arrive.
 type assembler struct {
@@ -19,7 +41,6 @@ type assembler struct {
 	byIndex            map[int]int // wire index -> position in calls
 	finish             string      // raw finish_reason, last non-empty one
 	usage              *wireUsage
-	model              string
 	sawChunk           bool
 }
 
@@ -39,9 +60,7 @@ func newAssembler(onDelta func(providers.Delta)) *assembler {
 // no choices contribute usage and model only.
 func (a *assembler) add(c *chunk) {
 	a.sawChunk = true
-	if c.Model != "" {
-		a.model = c.Model
-	}
+	a.SetModel(c.Model)
 	if c.Usage != nil {
 		a.usage = c.Usage
 	}
@@ -146,13 +165,7 @@ func (a *assembler) findID(id string) int {
 // (prompt_tokens - cached_tokens), as Anthropic's input_tokens does, so
 // InputTokens + CacheReadTokens is the whole prompt.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:         a.Content(),
-		Reasoning:       a.Reasoning(),
-		RawFinishReason: a.finish,
-		FinishReason:    mapFinishReason(a.finish),
-		Model:           a.model,
-	}
+	r := a.Response(a.finish, finishReasons.Map(strings.ToLower(a.finish)))
 	for i, c := range a.calls {
 		id := c.id
 		if id == "" {

@@ -64,7 +64,7 @@ func reference(t *testing.T, req providers.Request) []byte {
 // batches with images coming and going out of the budget, and the system
 // message rewritten in place (as a fallback does).
 func TestAppendOnlyBodies(t *testing.T) {
-	srv, reqs := startServer(t, providertest.WireReply{Body: []byte(streamAnswer)})
+	srv, reqs := providertest.Serve(t, providertest.WireReply{Body: []byte(streamAnswer)})
 	tr := newTestTransport(t, srv, "p")
 	l := &cowList{}
 	l.push(providers.Message{Role: providers.RoleSystem, Content: "You are talaria."})
@@ -115,7 +115,7 @@ func TestAppendOnlyBodies(t *testing.T) {
 // of the last request, is sent; and that with AppendOnly an in-place
 // rewrite of the system message is sent too.
 func TestCacheComparesWithoutAppendOnly(t *testing.T) {
-	srv, reqs := startServer(t, providertest.WireReply{Body: []byte(streamAnswer)})
+	srv, reqs := providertest.Serve(t, providertest.WireReply{Body: []byte(streamAnswer)})
 	tr := newTestTransport(t, srv, "p")
 	msgs := []providers.Message{
 		{Role: providers.RoleSystem, Content: "system one"},

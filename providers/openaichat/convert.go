@@ -94,25 +94,17 @@ func withExtraContent(om openai.ChatCompletionMessage, calls []providers.ToolCal
 // parameters gets an empty object schema; parameters that are not valid
 // JSON are an error. Nil or empty input gives a nil slice.
 func convertTools(tools []providers.ToolSpec) ([]openai.Tool, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	out := make([]openai.Tool, 0, len(tools))
-	for _, ts := range tools {
+	return providers.ConvertTools(tools, func(ts *providers.ToolSpec) (openai.Tool, error) {
 		params, err := ts.WireParams()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, openai.Tool{
+		return openai.Tool{
 			Type: openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{
 				Name:        ts.Name,
 				Description: ts.Description,
 				Parameters:  params,
 			},
-		})
-	}
-	return out, nil
+		}, err
+	})
 }
 
 // requestHead is go-openai's request without its message list, which
@@ -130,12 +122,9 @@ type requestHead struct {
 // max_completion_tokens for the OpenAI reasoning models that refuse
 // max_tokens, and reasoning_effort when one is asked for.
 func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
-	model := req.Model
-	if model == "" {
-		model = t.ep.Model
-	}
-	if model == "" {
-		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
+	model, err := t.ep.ModelFor(req, providers.ModelHint)
+	if err != nil {
+		return nil, err
 	}
 	tools, err := convertTools(req.Tools)
 	if err != nil {
@@ -194,28 +183,6 @@ func refusesMaxTokens(model string) bool {
 		}
 	}
 	return false
-}
-
-// mapFinishReason maps a wire finish_reason onto the normalized set:
-// function_call becomes tool_calls, a few spellings used by compatible
-// servers are folded in, and unknown values count as stop. "" stays "".
-func mapFinishReason(wire string) string {
-	switch strings.ToLower(wire) {
-	case "":
-		return ""
-	case "stop", "eos", "end_turn", "stop_sequence":
-		return providers.FinishStop
-	case "length", "max_tokens", "model_length":
-		return providers.FinishLength
-	case "tool_calls", "function_call", "tool_use":
-		return providers.FinishToolCalls
-	case "content_filter", "refusal", "safety":
-		return providers.FinishContentFilter
-	case "error", "abort":
-		return providers.FinishError
-	default:
-		return providers.FinishStop
-	}
 }
 
 func orDefault(s, def string) string {

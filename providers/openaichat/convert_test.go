@@ -291,8 +291,8 @@ func TestMapFinishReason(t *testing.T) {
 		"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter",
 		"function_call": "tool_calls", "error": "error", "": "", "eos": "stop", "something_new": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

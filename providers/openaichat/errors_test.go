@@ -108,12 +108,12 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, providertest.WireReply{Status: tc.status, Headers: tc.headers, Body: []byte(tc.body)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Status: tc.status, Headers: tc.headers, Body: []byte(tc.body)})
 			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if resp != nil {
 				t.Errorf("response %+v on HTTP error, want nil", resp)
 			}
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if ae.Status != tc.status || ae.Provider != "openai" || ae.MidStream {
 				t.Errorf("status %d provider %q midstream %v", ae.Status, ae.Provider, ae.MidStream)
 			}
@@ -148,9 +148,9 @@ func TestMidStreamErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.fixture, func(t *testing.T) {
-			srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"X-Generation-Id": "gen-1"}, Body: providertest.ReadFixture(t, tc.fixture)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Headers: map[string]string{"X-Generation-Id": "gen-1"}, Body: providertest.ReadFixture(t, tc.fixture)})
 			resp, err := newTestTransport(t, srv, "openrouter").Stream(context.Background(), providertest.SimpleRequest(), nil)
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if !ae.MidStream || ae.Status != 0 || ae.Provider != "openrouter" {
 				t.Errorf("midstream %v status %d provider %q", ae.MidStream, ae.Status, ae.Provider)
 			}
@@ -184,7 +184,7 @@ func TestContextErrors(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := newTestTransport(t, srv, "openai").Stream(ctx, providertest.SimpleRequest(), nil)
-		asAPIError(t, err)
+		providertest.AsAPIError(t, err)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%v: want errors.Is context.Canceled", err)
 		}
@@ -194,7 +194,7 @@ func TestContextErrors(t *testing.T) {
 		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 		defer cancel()
 		_, err := newTestTransport(t, srv, "openai").Stream(ctx, providertest.SimpleRequest(), nil)
-		asAPIError(t, err)
+		providertest.AsAPIError(t, err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%v: want errors.Is context.DeadlineExceeded", err)
 		}
@@ -217,7 +217,7 @@ func TestContextErrors(t *testing.T) {
 				cancel()
 			}
 		})
-		ae := asAPIError(t, err)
+		ae := providertest.AsAPIError(t, err)
 		if !errors.Is(err, context.Canceled) || !ae.MidStream {
 			t.Errorf("%v (midstream %v): want a mid-stream error matching context.Canceled", err, ae.MidStream)
 		}
@@ -237,7 +237,7 @@ func TestUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := asAPIError(t, err)
+	ae := providertest.AsAPIError(t, err)
 	if ae.Status != 0 || ae.Err == nil || !strings.Contains(ae.Message, "cannot reach "+url+"/v1") {
 		t.Errorf("got %+v", ae)
 	}
@@ -260,7 +260,7 @@ func TestConnectionDropped(t *testing.T) {
 	}))
 	defer srv.Close()
 	resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
-	ae := asAPIError(t, err)
+	ae := providertest.AsAPIError(t, err)
 	if !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("%v (midstream %v): want a mid-stream io.ErrUnexpectedEOF", err, ae.MidStream)
 	}

@@ -10,7 +10,6 @@
 package openaichat
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,22 +45,14 @@ var _ providers.Transport = (*chatTransport)(nil)
 // credential (local servers). Nothing is retried here: that is the loop's
 // job.
 func New(ep providers.Endpoint) (providers.Transport, error) {
-	base := defaultBaseURL
-	if ep.BaseURL != "" {
-		u, err := url.Parse(ep.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like http://localhost:11434/v1", ep.Provider, ep.BaseURL)
-		}
-		base = strings.TrimRight(ep.BaseURL, "/")
-	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	base, _, err := ep.Base(defaultBaseURL, "http://localhost:11434/v1")
+	if err != nil {
+		return nil, err
 	}
 	return &chatTransport{
 		ep:          ep,
 		baseURL:     base,
-		client:      hc,
+		client:      ep.Client(),
 		replayExtra: wantsExtraContent(ep, base),
 		cache:       &msgCache{},
 	}, nil

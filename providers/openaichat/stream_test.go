@@ -132,29 +132,10 @@ func TestStreamFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || resp.Reasoning != tc.reasoning {
-				t.Errorf("content %q reasoning %q, want %q / %q", resp.Content, resp.Reasoning, tc.content, tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q raw %q, want %q / %q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
-			}
-			if log.Text.String() != tc.content || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("deltas text %q reasoning %q, want %q / %q", log.Text.String(), log.Reasoning.String(), tc.content, tc.reasoning)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			if !reflect.DeepEqual(log.Tools, tc.announced) {
 				t.Errorf("tool deltas %+v, want %+v", log.Tools, tc.announced)
-			}
-			if resp.Empty() {
-				t.Error("empty response")
 			}
 		})
 	}
@@ -163,7 +144,7 @@ func TestStreamFixtures(t *testing.T) {
 // TestStreamCRLF checks that CRLF line endings parse like LF.
 func TestStreamCRLF(t *testing.T) {
 	body := bytes.ReplaceAll(providertest.ReadFixture(t, "openai_text.sse"), []byte("\n"), []byte("\r\n"))
-	srv, _ := startServer(t, providertest.WireReply{Body: body})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: body})
 	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil || resp.Content != "I'm unable." || resp.FinishReason != "stop" {
 		t.Fatalf("got %+v, %v", resp, err)
@@ -181,7 +162,7 @@ func TestStreamCut(t *testing.T) {
 		t.Run(tc.fixture, func(t *testing.T) {
 			srv, _ := sseServer(t, tc.fixture)
 			resp, err := newTestTransport(t, srv, "openai").Stream(context.Background(), providertest.SimpleRequest(), nil)
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if !ae.MidStream || !errors.Is(err, io.ErrUnexpectedEOF) || ae.Provider != "openai" {
 				t.Errorf("error %+v: want MidStream wrapping io.ErrUnexpectedEOF", ae)
 			}
@@ -196,7 +177,7 @@ func TestStreamCut(t *testing.T) {
 // with a complete chat.completion.
 func TestStreamPlainJSON(t *testing.T) {
 	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hello","reasoning":"hm","tool_calls":[{"id":"call_x","type":"function","function":{"name":"ls","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
-	srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(body)})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Headers: map[string]string{"Content-Type": "application/json"}, Body: []byte(body)})
 	var log providertest.DeltaLog
 	resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 	if err != nil {
@@ -242,7 +223,7 @@ func TestStreamOddBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := startServer(t, providertest.WireReply{Headers: map[string]string{"Content-Type": tc.ctype}, Body: []byte(tc.body)})
+			srv, _ := providertest.Serve(t, providertest.WireReply{Headers: map[string]string{"Content-Type": tc.ctype}, Body: []byte(tc.body)})
 			resp, err := newTestTransport(t, srv, "test").Stream(context.Background(), providertest.SimpleRequest(), nil)
 			if tc.errMsg == "" {
 				if err != nil || resp.Content != tc.content {
@@ -250,7 +231,7 @@ func TestStreamOddBodies(t *testing.T) {
 				}
 				return
 			}
-			ae := asAPIError(t, err)
+			ae := providertest.AsAPIError(t, err)
 			if !strings.HasPrefix(ae.Message, tc.errMsg) || ae.Status != tc.status || ae.MidStream != tc.midStream {
 				t.Errorf("got %+v; want message %q status %d midstream %v", ae, tc.errMsg, tc.status, tc.midStream)
 			}
@@ -273,7 +254,7 @@ data: {"id":"c1","object":"chat.completion.chunk","model":"magistral-medium-2509
 data: [DONE]
 
 `
-	srv, _ := startServer(t, providertest.WireReply{Body: []byte(body)})
+	srv, _ := providertest.Serve(t, providertest.WireReply{Body: []byte(body)})
 	var log providertest.DeltaLog
 	resp, err := newTestTransport(t, srv, "mistral").Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -266,5 +267,9 @@ func CheckUnreachable(t *testing.T, srv *WireServer, tr providers.Transport) {
 	ae := AsAPIError(t, err)
 	if ae.Status != 0 || ae.MidStream || !strings.Contains(ae.Message, "cannot reach") || ae.Err == nil {
 		t.Errorf("APIError %+v", ae)
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) {
+		t.Errorf("net.OpError not reachable through %v", err)
 	}
 }

@@ -8,6 +8,24 @@ import (
 	"talaria/providers"
 )
 
+// finishReasons maps what this transport reports as the raw finish
+// reason onto the normalized set: "completed" → stop (Stream makes it
+// tool_calls when there are function calls), "max_output_tokens" and an
+// "incomplete" without reason → length, "content_filter" → content_filter,
+// "failed" and "cancelled" → error; unknown values count as stop and ""
+// stays "".
+var finishReasons = providers.FinishReasons{
+	"completed":           providers.FinishStop,
+	"stop":                providers.FinishStop,
+	"max_output_tokens":   providers.FinishLength,
+	"incomplete":          providers.FinishLength,
+	"length":              providers.FinishLength,
+	"content_filter":      providers.FinishContentFilter,
+	"failed":              providers.FinishError,
+	"cancelled":           providers.FinishError,
+	providers.FinishOther: providers.FinishStop,
+}
+
 // assembler builds a Response from stream events (or from the output items
 // of a complete response) and reports deltas as they arrive.
 type assembler struct {
@@ -23,7 +41,6 @@ type assembler struct {
 	status      string
 	incomplete  string // incomplete_details.reason
 	usage       *wireUsage
-	model       string
 	sawEvent    bool
 	terminal    bool // response.completed / incomplete / failed seen
 }
@@ -83,9 +100,7 @@ func (a *assembler) setResponse(r *wireResponse) {
 	if r == nil {
 		return
 	}
-	if r.Model != "" {
-		a.model = r.Model
-	}
+	a.SetModel(r.Model)
 	if r.Status != "" {
 		a.status = r.Status
 	}
@@ -210,11 +225,17 @@ func (a *assembler) addReasoning(itemID string, index int, s string) {
 // finished call with no arguments gets "{}". Usage.InputTokens excludes the
 // cached prompt (input_tokens - cached_tokens), as Anthropic's does.
 func (a *assembler) response() *providers.Response {
-	r := &providers.Response{
-		Content:   a.Content(),
-		Reasoning: a.Reasoning(),
-		Model:     a.model,
+	var raw string
+	switch a.status {
+	case "incomplete":
+		raw = a.incomplete
+		if raw == "" {
+			raw = a.status
+		}
+	case "completed":
+		raw = a.status
 	}
+	r := a.Response(raw, finishReasons.Map(raw))
 	incomplete := false
 	for i, c := range a.calls {
 		tc := providers.ToolCall{ID: c.callID, Name: c.name, Arguments: c.args.String()}
@@ -232,16 +253,6 @@ func (a *assembler) response() *providers.Response {
 		}
 		r.ToolCalls = append(r.ToolCalls, tc)
 	}
-	switch a.status {
-	case "incomplete":
-		r.RawFinishReason = a.incomplete
-		if r.RawFinishReason == "" {
-			r.RawFinishReason = a.status
-		}
-	case "completed":
-		r.RawFinishReason = a.status
-	}
-	r.FinishReason = mapFinishReason(r.RawFinishReason)
 	switch {
 	case r.FinishReason == "":
 	case incomplete:
@@ -265,28 +276,4 @@ func (a *assembler) response() *providers.Response {
 		r.ReasoningReplay, _ = json.Marshal(replay{Format: ReplayFormat, Items: a.items})
 	}
 	return r
-}
-
-// mapFinishReason maps what this transport reports as the raw finish
-// reason onto the normalized set: "completed" → stop (Stream makes it
-// tool_calls when there are function calls), "max_output_tokens" and an
-// "incomplete" without reason → length, "content_filter" → content_filter,
-// "failed" and "cancelled" → error; unknown values count as stop and ""
-// stays "".
-
-func mapFinishReason(wire string) string {
-	switch wire {
-	case "":
-		return ""
-	case "completed", "stop":
-		return providers.FinishStop
-	case "max_output_tokens", "incomplete", "length":
-		return providers.FinishLength
-	case "content_filter":
-		return providers.FinishContentFilter
-	case "failed", "cancelled":
-		return providers.FinishError
-	default:
-		return providers.FinishStop
-	}
 }

@@ -166,18 +166,10 @@ func replayItems(raw json.RawMessage) []inputItem {
 // passed through verbatim. A spec without parameters gets an empty object
 // schema; parameters that are not valid JSON are an error.
 func convertTools(tools []providers.ToolSpec) ([]functionTool, error) {
-	if len(tools) == 0 {
-		return nil, nil
-	}
-	out := make([]functionTool, 0, len(tools))
-	for _, ts := range tools {
+	return providers.ConvertTools(tools, func(ts *providers.ToolSpec) (functionTool, error) {
 		params, err := ts.WireParams()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, functionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params})
-	}
-	return out, nil
+		return functionTool{Type: "function", Name: ts.Name, Description: ts.Description, Parameters: params}, err
+	})
 }
 
 // buildBody builds the body of a call: model, instructions, input items,
@@ -186,12 +178,9 @@ func convertTools(tools []providers.ToolSpec) ([]functionTool, error) {
 // reasoning effort is asked for) reasoning summaries, the effort and
 // encrypted reasoning.
 func (t *transport) buildBody(req providers.Request) (*requestBody, error) {
-	model := req.Model
-	if model == "" {
-		model = t.ep.Model
-	}
-	if model == "" {
-		return nil, fmt.Errorf("%s: no model set; set model.name in the config or pass --model", t.ep.Provider)
+	model, err := t.ep.ModelFor(req, providers.ModelHint)
+	if err != nil {
+		return nil, err
 	}
 	instructions, items, err := convertMessages(req.Messages, sentImages(model, req.Messages))
 	if err != nil {

@@ -14,12 +14,12 @@ import (
 // the batch's image follows its last output as a user message of an
 // input_text caption and an input_image data: URL.
 func TestToolResultImage(t *testing.T) {
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	tr := newTestTransport(t, srv)
 	if _, err := tr.Stream(context.Background(), providertest.ImageRequest("gpt-4.1"), nil); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	items := inputItems(t, srv.TakeRequest(t).Body)
+	items := providertest.Objects(srv.TakeRequest(t).Body["input"])
 	var types []string
 	for _, it := range items {
 		types = append(types, it["type"].(string))
@@ -48,7 +48,7 @@ func TestToolResultImage(t *testing.T) {
 // TestToolResultImageTextOnly checks that a text-only model gets the
 // placeholder only.
 func TestToolResultImageTextOnly(t *testing.T) {
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	tr := newTestTransport(t, srv)
 	if _, err := tr.Stream(context.Background(), providertest.ImageRequest("o3-mini"), nil); err != nil {
 		t.Fatalf("Stream: %v", err)

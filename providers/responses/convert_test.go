@@ -15,7 +15,7 @@ import (
 // the reasoning item replayed (without id) before the assistant's message
 // and function_call, and the function_call_output.
 func TestReplayRoundTrip(t *testing.T) {
-	first := newTestTransport(t, sseServer(t, "reasoning.sse"))
+	first := newTestTransport(t, providertest.FixtureServer(t, "reasoning.sse"))
 	resp, err := first.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestReplayRoundTrip(t *testing.T) {
 		{Role: providers.RoleTool, ToolCallID: "call_Rd9u2Lp0", ToolName: "read_file", Content: "module talaria"},
 		{Role: providers.RoleUser, Content: "thanks"},
 	}
-	srv := sseServer(t, "text.sse")
+	srv := providertest.FixtureServer(t, "text.sse")
 	req := providers.Request{Model: "gpt-5-codex", Messages: conv, Tools: []providers.ToolSpec{
 		{Name: "read_file", Description: "Read a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 	}}
@@ -50,7 +50,7 @@ func TestReplayRoundTrip(t *testing.T) {
 		{"type": "function_call_output", "call_id": "call_Rd9u2Lp0", "output": "module talaria"},
 		{"type": "message", "role": "user", "content": "thanks"},
 	}
-	if got := inputItems(t, body); !reflect.DeepEqual(got, want) {
+	if got := providertest.Objects(body["input"]); !reflect.DeepEqual(got, want) {
 		gotJSON, _ := json.MarshalIndent(got, "", " ")
 		t.Errorf("input items\n%s", gotJSON)
 	}
@@ -114,7 +114,7 @@ func TestReasoningEffort(t *testing.T) {
 		{"gpt-5", "high", map[string]any{"summary": "auto", "effort": "high"}},
 		{"my-local-reasoner", "low", map[string]any{"summary": "auto", "effort": "low"}},
 	} {
-		srv := sseServer(t, "text.sse")
+		srv := providertest.FixtureServer(t, "text.sse")
 		req := providertest.SimpleRequest()
 		req.Model, req.ReasoningEffort = tc.model, tc.effort
 		if _, err := newTestTransport(t, srv).Stream(context.Background(), req, nil); err != nil {
@@ -151,8 +151,8 @@ func TestMapFinishReason(t *testing.T) {
 		"completed": "stop", "max_output_tokens": "length", "content_filter": "content_filter",
 		"incomplete": "length", "failed": "error", "cancelled": "error", "": "", "new_reason": "stop",
 	} {
-		if got := mapFinishReason(wire); got != want {
-			t.Errorf("mapFinishReason(%q) = %q, want %q", wire, got, want)
+		if got := finishReasons.Map(wire); got != want {
+			t.Errorf("finishReasons.Map(%q) = %q, want %q", wire, got, want)
 		}
 	}
 }

@@ -16,10 +16,7 @@
 package responses
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"talaria/providers"
 )
@@ -51,17 +48,9 @@ var _ providers.Transport = (*transport)(nil)
 // retried here, retrying is the caller's job. An empty ep.APIKey sends no
 // Authorization header (local servers).
 func New(ep providers.Endpoint) (providers.Transport, error) {
-	base := defaultBaseURL
-	if ep.BaseURL != "" {
-		u, err := url.Parse(ep.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: base_url %q is not an http(s) URL; set model.base_url to something like https://api.openai.com/v1", ep.Provider, ep.BaseURL)
-		}
-		base = strings.TrimRight(ep.BaseURL, "/")
+	base, _, err := ep.Base(defaultBaseURL, "https://api.openai.com/v1")
+	if err != nil {
+		return nil, err
 	}
-	hc := ep.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &transport{ep: ep, url: base + "/responses", client: hc}, nil
+	return &transport{ep: ep, url: base + "/responses", client: ep.Client()}, nil
 }

@@ -22,7 +22,7 @@ import (
 func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (*providers.Response, error) {
 	body, err := t.buildBody(req)
 	if err != nil {
-		return nil, &providers.APIError{Provider: t.ep.Provider, Message: err.Error(), Err: err}
+		return nil, providers.LocalError(t.ep.Provider, err)
 	}
 	res, e := providers.PostJSON(ctx, t.client, t.ep.Provider, t.url, t.url,
 		"check that the server is running and base_url is right", body,
@@ -37,17 +37,9 @@ func (t *transport) Stream(ctx context.Context, req providers.Request, onDelta f
 // readStream reads the events of an open stream.
 func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := newAssembler(onDelta)
-	var ev event
-	err := providers.ReadEvents(ctx, t.ep.Provider, h, body, func(name, data []byte) (bool, error) {
-		if string(data) == "[DONE]" {
-			return true, nil
-		}
-		ev = event{}
-		skip, err := providers.DecodeEvent(t.ep.Provider, h, name, data, &ev, handled, t.eventError,
-			"check that the server speaks the OpenAI Responses format")
-		if skip || err != nil {
-			return err != nil, err // an event of a kind this transport does not read is skipped
-		}
+	events := providers.JSONEvents[event]{Provider: t.ep.Provider, Done: "[DONE]", Known: handled, ErrorEvent: t.eventError,
+		Advice: "check that the server speaks the OpenAI Responses format"}
+	err := events.Read(ctx, h, body, func(name, data []byte, ev *event) (bool, error) {
 		if ev.Type == "" {
 			ev.Type = string(name)
 		}
@@ -59,25 +51,16 @@ func (t *transport) readStream(ctx context.Context, h http.Header, body io.Reade
 			a.status = "failed"
 			return true, t.failedError(h, data)
 		}
-		a.add(&ev)
+		a.add(ev)
 		return a.terminal, nil
 	})
-	resp := a.response()
-	switch {
-	case err != nil:
-		return resp, err
-	case a.terminal:
-		return resp, nil
-	case !a.sawEvent:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before any event (is base_url an OpenAI Responses endpoint?)")
-	default:
-		return resp, providers.StreamCutError(ctx, t.ep.Provider, h, "before response.completed")
-	}
+	return a.response(), providers.EndOfStream(ctx, t.ep.Provider, h, err, a.terminal, a.sawEvent,
+		"an OpenAI Responses endpoint", "response.completed")
 }
 
 // handled reports whether an event that failed to decode is of a type this
 // transport reads (so the failure matters).
-func handled(data []byte) bool {
+func handled(_, data []byte) bool {
 	var probe struct {
 		Type string `json:"type"`
 	}

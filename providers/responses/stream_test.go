@@ -67,35 +67,14 @@ func TestStreamFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := newTestTransport(t, sseServer(t, tc.fixture))
+			tr := newTestTransport(t, providertest.FixtureServer(t, tc.fixture))
 			var log providertest.DeltaLog
 			resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), log.Add)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
-			if resp.Content != tc.content || log.Text.String() != tc.content {
-				t.Errorf("content %q (deltas %q), want %q", resp.Content, log.Text.String(), tc.content)
-			}
-			if resp.Reasoning != tc.reasoning || log.Reasoning.String() != tc.reasoning {
-				t.Errorf("reasoning %q (deltas %q), want %q", resp.Reasoning, log.Reasoning.String(), tc.reasoning)
-			}
-			if !reflect.DeepEqual(resp.ToolCalls, tc.calls) {
-				t.Errorf("tool calls\n got %+v\nwant %+v", resp.ToolCalls, tc.calls)
-			}
-			for _, c := range resp.ToolCalls {
-				if len(c.Extra) == 0 && !json.Valid([]byte(c.Arguments)) {
-					t.Errorf("call %s is runnable with invalid JSON %q", c.ID, c.Arguments)
-				}
-			}
-			if resp.FinishReason != tc.finish || resp.RawFinishReason != tc.raw {
-				t.Errorf("finish %q/%q, want %q/%q", resp.FinishReason, resp.RawFinishReason, tc.finish, tc.raw)
-			}
-			if resp.Usage != tc.usage {
-				t.Errorf("usage %+v, want %+v", resp.Usage, tc.usage)
-			}
-			if resp.Model != tc.model {
-				t.Errorf("model %q, want %q", resp.Model, tc.model)
-			}
+			providertest.CheckAnswer(t, resp, providers.Response{Content: tc.content, Reasoning: tc.reasoning, ToolCalls: tc.calls,
+				FinishReason: tc.finish, RawFinishReason: tc.raw, Usage: tc.usage, Model: tc.model}, &log)
 			r, _ := parseReplay(resp.ReasoningReplay)
 			if len(r.Items) != tc.replayItems {
 				t.Errorf("replay %s, want %d items", resp.ReasoningReplay, tc.replayItems)
@@ -110,9 +89,6 @@ func TestStreamFixtures(t *testing.T) {
 			if !reflect.DeepEqual(names, tc.announced) {
 				t.Errorf("announced %v, want %v", names, tc.announced)
 			}
-			if resp.Empty() {
-				t.Error("empty response")
-			}
 		})
 	}
 }
@@ -120,7 +96,7 @@ func TestStreamFixtures(t *testing.T) {
 // TestReasoningReplayKept checks that the encrypted reasoning item is kept
 // verbatim.
 func TestReasoningReplayKept(t *testing.T) {
-	tr := newTestTransport(t, sseServer(t, "reasoning.sse"))
+	tr := newTestTransport(t, providertest.FixtureServer(t, "reasoning.sse"))
 	resp, err := tr.Stream(context.Background(), providertest.SimpleRequest(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +262,7 @@ func TestStreamVariants(t *testing.T) {
 // flags, and the reasoning parameters only for reasoning models.
 func TestStreamRequest(t *testing.T) {
 	for _, model := range []string{"gpt-4.1", "gpt-5-codex", "openai/o4-mini"} {
-		srv := sseServer(t, "text.sse")
+		srv := providertest.FixtureServer(t, "text.sse")
 		tr := newTestTransport(t, srv)
 		req := providertest.SimpleRequest()
 		req.Model, req.MaxTokens = model, 2048
@@ -317,24 +293,20 @@ func TestStreamRequest(t *testing.T) {
 
 // TestStreamCancelled checks that a cancelled context is visible in the error.
 func TestStreamCancelled(t *testing.T) {
-	providertest.CheckPreCancelled(t, newTestTransport(t, sseServer(t, "text.sse")))
+	providertest.CheckPreCancelled(t, newTestTransport(t, providertest.FixtureServer(t, "text.sse")))
 }
 
 // TestConcurrentStreams runs calls in parallel on one transport (run with
 // -race): per-call state must not be shared.
 func TestConcurrentStreams(t *testing.T) {
-	providertest.CheckConcurrentStreams(t, newTestTransport(t, sseServer(t, "function_calls.sse")), 2)
+	providertest.CheckConcurrentStreams(t, newTestTransport(t, providertest.FixtureServer(t, "function_calls.sse")), 2)
 }
 
 // TestStreamCancelledMidStream cancels while the stream is open: the error
 // is MidStream, wraps context.Canceled, and the partial text is kept.
 func TestStreamCancelledMidStream(t *testing.T) {
-	text := string(providertest.ReadFixture(t, "text.sse"))
-	srv := providertest.HoldServer(t, text[:strings.Index(text, "event: response.output_text.done")])
-	tr, err := New(providers.Endpoint{Provider: "openai", Model: "m", BaseURL: srv.URL, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.HoldFixture(t, "text.sse", "event: response.output_text.done")
+	tr := providertest.Wire[*transport](t, New, providers.Endpoint{Provider: "openai", Model: "m", BaseURL: srv.URL, HTTPClient: srv.Client()})
 	providertest.CheckCancelMidStream(t, tr, " How can I help?", "Hi there! How can I help?")
 }
 
