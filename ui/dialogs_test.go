@@ -423,8 +423,10 @@ func TestProgramDialogs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	d := NewDialogs()
+	defer d.Close()
 	clk := &clock{now: t0}
 	o := &observed{Model: New(Options{Agent: &fakeAgent{}, Dialogs: d, NoColor: true, Now: clk.Now}), heads: make(chan string, 16)}
+	defer o.Model.shutdown()
 	p := tea.NewProgram(o, tea.WithInput(nil), tea.WithOutput(&strings.Builder{}), tea.WithWindowSize(80, 24),
 		tea.WithoutSignals(), tea.WithContext(ctx))
 	done := make(chan error, 1)

@@ -59,6 +59,7 @@ func TestProgramEndToEnd(t *testing.T) {
 	events, sink := EventChannel(ctx, 0)
 	agent := &scriptAgent{sink: sink}
 	m := New(Options{Agent: agent, Events: events, Provider: "demo", Model: "script", NoColor: true})
+	defer m.shutdown() // what ui.Run does when the program ends
 
 	answered := make(chan struct{})
 	var once sync.Once

@@ -43,6 +43,7 @@ func (w *watched) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func runWatched(t *testing.T, m *Model) *watched {
 	t.Helper()
 	w := &watched{Model: m}
+	t.Cleanup(m.shutdown) // runs after the program quit (below)
 	w.p = tea.NewProgram(w, tea.WithInput(nil), tea.WithOutput(&strings.Builder{}), tea.WithWindowSize(80, 24),
 		tea.WithoutSignals())
 	done := make(chan struct{})
