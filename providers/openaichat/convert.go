@@ -141,6 +141,9 @@ func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
 		if refusesMaxTokens(model) {
 			out.MaxCompletionTokens = req.MaxTokens
 		} else {
+			// max_tokens is deprecated by OpenAI but it is the field Ollama,
+			// llama.cpp, vLLM and most compatible servers read.
+			//lint:ignore SA1019 local servers read max_tokens
 			out.MaxTokens = req.MaxTokens
 		}
 	}
