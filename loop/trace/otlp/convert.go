@@ -214,28 +214,31 @@ func (e *encoder) bytes(num protowire.Number, v []byte) {
 	e.b = protowire.AppendBytes(e.b, v)
 }
 
-func (e *encoder) varint(num protowire.Number, v uint64) {
-	if v == 0 {
-		return
-	}
-	e.b = protowire.AppendTag(e.b, num, protowire.VarintType)
-	e.b = protowire.AppendVarint(e.b, v)
-}
-
-func (e *encoder) fixed64(num protowire.Number, v uint64) {
-	if v == 0 {
-		return
-	}
-	e.b = protowire.AppendTag(e.b, num, protowire.Fixed64Type)
-	e.b = protowire.AppendFixed64(e.b, v)
-}
-
+// varint, fixed64 and fixed32 write a number field unless it is 0.
+func (e *encoder) varint(num protowire.Number, v uint64)  { e.number(num, protowire.VarintType, v) }
+func (e *encoder) fixed64(num protowire.Number, v uint64) { e.number(num, protowire.Fixed64Type, v) }
 func (e *encoder) fixed32(num protowire.Number, v uint32) {
-	if v == 0 {
-		return
+	e.number(num, protowire.Fixed32Type, uint64(v))
+}
+
+func (e *encoder) number(num protowire.Number, typ protowire.Type, v uint64) {
+	if v != 0 {
+		e.put(num, typ, v)
 	}
-	e.b = protowire.AppendTag(e.b, num, protowire.Fixed32Type)
-	e.b = protowire.AppendFixed32(e.b, v)
+}
+
+// put writes a number field, 0 included (a oneof member is written even at
+// its default).
+func (e *encoder) put(num protowire.Number, typ protowire.Type, v uint64) {
+	e.b = protowire.AppendTag(e.b, num, typ)
+	switch typ {
+	case protowire.Fixed64Type:
+		e.b = protowire.AppendFixed64(e.b, v)
+	case protowire.Fixed32Type:
+		e.b = protowire.AppendFixed32(e.b, uint32(v))
+	default:
+		e.b = protowire.AppendVarint(e.b, v)
+	}
 }
 
 func (e *encoder) span(s sdktrace.ReadOnlySpan) {
@@ -346,7 +349,7 @@ func (e *encoder) keyValues(num protowire.Number, kvs []attribute.KeyValue) {
 
 // anyValue writes the fields of an AnyValue for every attribute type the
 // API has, nested ones included; an empty value is an AnyValue with
-// nothing set. A oneof member is written even at its default (false, 0).
+// nothing set.
 func (e *encoder) anyValue(v attribute.Value) {
 	switch v.Type() {
 	case attribute.BOOL:
@@ -375,19 +378,10 @@ func (e *encoder) anyValue(v attribute.Value) {
 	}
 }
 
-func (e *encoder) boolValue(b bool) {
-	e.b = protowire.AppendTag(e.b, anyBool, protowire.VarintType)
-	e.b = protowire.AppendVarint(e.b, protowire.EncodeBool(b))
-}
-
-func (e *encoder) intValue(i int64) {
-	e.b = protowire.AppendTag(e.b, anyInt, protowire.VarintType)
-	e.b = protowire.AppendVarint(e.b, uint64(i))
-}
-
+func (e *encoder) boolValue(b bool) { e.put(anyBool, protowire.VarintType, protowire.EncodeBool(b)) }
+func (e *encoder) intValue(i int64) { e.put(anyInt, protowire.VarintType, uint64(i)) }
 func (e *encoder) doubleValue(f float64) {
-	e.b = protowire.AppendTag(e.b, anyDouble, protowire.Fixed64Type)
-	e.b = protowire.AppendFixed64(e.b, math.Float64bits(f))
+	e.put(anyDouble, protowire.Fixed64Type, math.Float64bits(f))
 }
 
 func (e *encoder) stringValue(s string) {
