@@ -2,9 +2,12 @@ package app_test
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+
+	pt "talaria/providers/providertest"
 )
 
 // maxBinary is issue 15's budget for the unstripped binary `go build`
@@ -27,4 +30,32 @@ func TestTheBinaryFitsItsBudget(t *testing.T) {
 	if fi.Size() > maxBinary {
 		t.Fatalf("the binary is %.2f MiB, over the %d MiB budget: see what the change linked (go tool nm -size -sort size)", mib, maxBinary>>20)
 	}
+}
+
+// BenchmarkStartup is what a command costs from exec to exit, the binary's
+// package inits included: `talaria version`, and a one-call headless turn
+// on a new session (store commits and all) against a local server.
+func BenchmarkStartup(b *testing.B) {
+	home := b.TempDir()
+	b.Run("version", func(b *testing.B) {
+		for range b.N {
+			cmd := exec.Command(binary, "version")
+			cmd.Env = env(home, nil)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+		}
+	})
+	b.Run("headless_turn", func(b *testing.B) {
+		srv := pt.New(b)
+		cwd := b.TempDir()
+		for range b.N {
+			srv.Push(pt.Text("hello"))
+			cmd := exec.Command(binary, "-p", "hi")
+			cmd.Env, cmd.Dir = env(home, srv), cwd
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "hello") {
+				b.Fatalf("%v\n%s", err, out)
+			}
+		}
+	})
 }
