@@ -212,3 +212,30 @@ func TestEncodeRequestRepairsInvalidUTF8(t *testing.T) {
 		t.Fatalf("span %q attrs %q", s.Name, s.Attributes[0].Value.GetStringValue())
 	}
 }
+
+// FuzzEncodeRequest: whatever text the model puts in a span (its name, an
+// attribute, an event, bytes of any length), the body is one the
+// collector's decoder reads, with each string as sent once made UTF-8.
+func FuzzEncodeRequest(f *testing.F) {
+	f.Add("chat m", "gen_ai.output", "hello", []byte{0, 1}, int64(-1))
+	f.Add("\xff\xfe", "", "\xc3(", []byte(nil), int64(0))
+	f.Add(strings.Repeat("x", 200), "k", strings.Repeat("é", 300), make([]byte, 130), int64(math.MinInt64))
+	f.Fuzz(func(t *testing.T, name, key, value string, raw []byte, n int64) {
+		stub := sdktracetest.SpanStub{Name: name, SpanContext: sc(1, 2, false), StartTime: time.Unix(1, 0),
+			Attributes: []attribute.KeyValue{attribute.String(key, value), {Key: "raw", Value: attribute.ByteSliceValue(raw)},
+				attribute.Int64("n", n), attribute.StringSlice("list", []string{value, name})},
+			Events: []sdktrace.Event{{Name: value, Time: time.Unix(2, 0)}}}
+		body, err := encodeRequest([]sdktrace.ReadOnlySpan{stub.Snapshot()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := decode(t, body).ResourceSpans[0].ScopeSpans[0].Spans[0]
+		fix := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+		got := s.Attributes
+		if s.Name != fix(name) || s.Events[0].Name != fix(value) || got[0].Key != fix(key) || got[0].Value.GetStringValue() != fix(value) ||
+			string(got[1].Value.GetBytesValue()) != string(raw) || got[2].Value.GetIntValue() != n ||
+			got[3].Value.GetArrayValue().GetValues()[1].GetStringValue() != fix(name) {
+			t.Fatalf("round trip: %v", s)
+		}
+	})
+}
