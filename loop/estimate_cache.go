@@ -18,7 +18,6 @@ import (
 type estimateCache struct {
 	mu      sync.Mutex
 	entries []estimateEntry
-	priming int // compress.Estimate's fixed cost of a non-empty message list
 }
 
 // estimateEntry is one counted message; src holds copies of what a caller
@@ -37,10 +36,6 @@ func (c *estimateCache) estimate(msgs []providers.Message, tools []providers.Too
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.priming == 0 {
-		one := []providers.Message{{}}
-		c.priming = compress.Estimate(one, nil) - compress.MessageTokens(&one[0])
-	}
 	if cap(c.entries) < len(msgs) {
 		grown := make([]estimateEntry, len(c.entries), len(msgs))
 		copy(grown, c.entries)
@@ -57,7 +52,7 @@ func (c *estimateCache) estimate(msgs []providers.Message, tools []providers.Too
 		}
 		n += e.tokens
 	}
-	return n + c.priming
+	return n + compress.ReplyPriming
 }
 
 // sameCount reports whether two messages have the same estimate inputs:

@@ -55,8 +55,6 @@ type requestView struct {
 	// handed is how many slots of msgs' array have been handed out in a
 	// request: they are never written again (copy-on-write).
 	handed int
-	// priming is compress.Estimate's fixed cost of a non-empty message list.
-	priming int
 }
 
 // changed records that messages already in the history were edited or
@@ -174,9 +172,5 @@ func (v *requestView) estimate(msgs []providers.Message, tools []providers.ToolS
 		// The one entry a consumer may rewrite (see sync).
 		v.recountSystem(msgs[0].Content)
 	}
-	if v.priming == 0 {
-		one := []providers.Message{{}}
-		v.priming = compress.Estimate(one, nil) - compress.MessageTokens(&one[0])
-	}
-	return compress.Estimate(nil, tools) + v.sum + v.priming, true
+	return compress.Estimate(nil, tools) + v.sum + compress.ReplyPriming, true
 }

@@ -118,7 +118,7 @@ func PlanCompression(msgs []providers.Message, opts Options) Plan {
 		before += toks[i]
 	}
 	if len(msgs) > 0 {
-		before += replyPriming
+		before += ReplyPriming
 	}
 	sp := spans(msgs)
 	headEnd := headEnd(msgs, sp, o.ProtectFirstN)

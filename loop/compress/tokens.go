@@ -29,8 +29,9 @@ const (
 	// ToolSpecOverhead is what each offered tool costs beyond its name,
 	// description and schema.
 	ToolSpecOverhead = 8
-	// replyPriming is the fixed cost of priming the reply.
-	replyPriming = 3
+	// ReplyPriming is the fixed cost of priming the reply, counted once
+	// for a non-empty message list.
+	ReplyPriming = 3
 )
 
 // The estimate counts quarter tokens per character class.
@@ -117,7 +118,7 @@ func Estimate(msgs []providers.Message, tools []providers.ToolSpec) int {
 		n += MessageTokens(&msgs[i])
 	}
 	if len(msgs) > 0 {
-		n += replyPriming
+		n += ReplyPriming
 	}
 	for i := range tools {
 		t := &tools[i]
