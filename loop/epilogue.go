@@ -234,10 +234,6 @@ func (t *turn) logLine(r Result) string {
 	}
 	// The model is the one that served the turn's last call: after a
 	// fallback, the fallback's.
-	model := t.a.route.backend().Model
-	if model == "" {
-		model = t.a.opts.Model
-	}
 	return fmt.Sprintf("%s turn end reason=%s model=%s api_calls=%d budget=%d/%d tool_turns=%d last_msg_role=%s response_len=%d session=%s",
-		level, r.ExitReason, model, r.APICalls, t.budget.Used(), t.budget.Max(), t.toolTurns, lastRole, len(r.FinalResponse), t.a.opts.SessionID)
+		level, r.ExitReason, t.model(), r.APICalls, t.budget.Used(), t.budget.Max(), t.toolTurns, lastRole, len(r.FinalResponse), t.a.opts.SessionID)
 }

@@ -218,13 +218,18 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 // served it (the fallback's, after a fallback).
 func (t *turn) addUsage(u providers.Usage) {
 	t.usage.Add(u)
-	model := t.a.route.backend().Model
-	if model == "" {
-		model = t.a.opts.Model
-	}
-	if c, ok := providers.EstimateCost(model, u); ok {
+	if c, ok := providers.EstimateCost(t.model(), u); ok {
 		t.cost += c
 	}
+}
+
+// model is the model of the current backend (the fallback's, after a
+// fallback), or the configured one when the backend names none.
+func (t *turn) model() string {
+	if m := t.a.route.backend().Model; m != "" {
+		return m
+	}
+	return t.a.opts.Model
 }
 
 // finishText records the final text answer, stitching the raw pieces of a
@@ -256,12 +261,7 @@ func (t *turn) request(withTools bool) providers.Request {
 	t.a.mu.Lock()
 	msgs := t.a.reqs.sync(t.a.history, t.sysPrompt) // see requestView for the invariants
 	t.a.mu.Unlock()
-	b := t.a.route.backend()
-	model := b.Model
-	if model == "" {
-		model = t.a.opts.Model
-	}
-	req := providers.Request{Model: model, Messages: msgs, MaxTokens: t.maxTokens, AppendOnly: true} // copy-on-write: requestView
+	req := providers.Request{Model: t.model(), Messages: msgs, MaxTokens: t.maxTokens, AppendOnly: true} // copy-on-write: requestView
 	if withTools {
 		req.Tools = t.a.toolSpecs()
 	}
