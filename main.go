@@ -54,7 +54,7 @@ func main() {
 }
 
 func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := parseFlags(argv, stderr)
+	o, err := parseFlags(argv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(stdout)
@@ -73,7 +73,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return tui(o, stderr)
 }
 
-func parseFlags(argv []string, _ io.Writer) (*options, error) {
+func parseFlags(argv []string) (*options, error) {
 	o := &options{}
 	fs := defineFlags(o)
 	// run prints the one error line and --help the whole help, on stdout.

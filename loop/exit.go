@@ -71,9 +71,6 @@ func ExitMaxIterations(n, m int) Exit { return Exit{Kind: ExitMaxIterationsKind,
 // ExitErrorNearMax is the exit for an API error close to the iteration cap.
 func ExitErrorNearMax(detail string) Exit { return Exit{Kind: ExitErrorNearMaxKind, Detail: detail} }
 
-// Is reports whether e is of kind k.
-func (e Exit) Is(k ExitKind) bool { return e.Kind == k }
-
 // IsZero reports whether no exit reason is set.
 func (e Exit) IsZero() bool { return e.Kind == "" }
 
