@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"talaria/providers"
@@ -48,14 +47,12 @@ func (e *responseTooLarge) Error() string {
 }
 
 // sizeGuard counts the bytes of one attempt's response and cuts the
-// attempt once they pass the limit. It also keeps the streamed text (up to
-// the limit) in case the transport returns no partial response.
+// attempt once they pass the limit.
 type sizeGuard struct {
 	limit  int
 	n      int
 	over   bool
 	cancel context.CancelFunc
-	text   strings.Builder
 }
 
 // add counts a delta.
@@ -64,9 +61,6 @@ func (g *sizeGuard) add(d providers.Delta) {
 		return
 	}
 	g.n += len(d.Text)
-	if d.Kind == providers.DeltaText && g.text.Len()+len(d.Text) <= g.limit {
-		g.text.WriteString(d.Text)
-	}
 	if g.n > g.limit && !g.over {
 		g.over = true
 		g.cancel()
@@ -101,15 +95,14 @@ func responseBytes(r *providers.Response) int {
 }
 
 // responseTooLargeExit ends the turn on a response cut at the cap: the
-// text that arrived is kept as the answer, without any tool call.
+// text that arrived (the attempt's streamed text, else the partial
+// response's), up to the cap, is kept as the answer, without any tool call.
 func (t *turn) responseTooLargeExit(resp *providers.Response) {
-	text := ""
-	if t.size != nil {
-		text = t.size.text.String()
-	}
+	text := t.streamed.String()
 	if text == "" && resp != nil {
-		text = cutBytes(resp.Content, t.a.opts.MaxResponseBytes)
+		text = resp.Content
 	}
+	text = cutBytes(text, t.a.opts.MaxResponseBytes)
 	msg := normalize(providers.Message{Role: providers.RoleAssistant, Content: text})
 	msg.FinishReason = providers.FinishLength
 	if msg.Content != "" {
