@@ -159,10 +159,11 @@ func (a *Agent) SessionID() string { return a.opts.SessionID }
 
 // Start starts one turn for input in a goroutine the agent owns and
 // returns at once. It returns ErrBusy when a turn is already running (or
-// /compress holds the session); otherwise the turn's outcome arrives only
+// /compress holds the session) and a *PromptTooLargeError for input over
+// MaxPromptBytes; otherwise the turn's outcome arrives only
 // as events, ending with turn.finished. ctx bounds the turn.
 func (a *Agent) Start(ctx context.Context, input string) error {
-	t, err := a.begin(ctx)
+	t, err := a.begin(ctx, input)
 	if err != nil {
 		return err
 	}
@@ -174,10 +175,7 @@ func (a *Agent) Start(ctx context.Context, input string) error {
 // subagents and tests. It returns ErrBusy when a turn is already running;
 // every other outcome is in the Result, which equals turn.finished.
 func (a *Agent) Run(ctx context.Context, input string) (Result, error) {
-	if err := checkPrompt(input); err != nil {
-		return Result{}, err
-	}
-	t, err := a.begin(ctx)
+	t, err := a.begin(ctx, input)
 	if err != nil {
 		return Result{}, err
 	}
@@ -254,7 +252,12 @@ func (a *Agent) SystemPrompt() string {
 	return a.opts.SystemPrompt
 }
 
-func (a *Agent) begin(ctx context.Context) (*turn, error) {
+// begin claims the agent for a turn on input; Start and Run share it, so
+// both refuse a prompt over MaxPromptBytes before anything happens.
+func (a *Agent) begin(ctx context.Context, input string) (*turn, error) {
+	if err := checkPrompt(input); err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cur != nil || a.compressing {

@@ -59,4 +59,11 @@ func TestPromptOverTheLimitIsRefused(t *testing.T) {
 	if len(f.srv.Requests()) != 0 || len(f.agent.History()) != 0 {
 		t.Fatal("the prompt was sent or kept")
 	}
+	// The TUI starts turns with Start: the same limit holds there.
+	if err := f.agent.Start(context.Background(), strings.Repeat("z", MaxPromptBytes+1)); !errors.As(err, &big) {
+		t.Fatalf("Start: got %v", err)
+	}
+	if f.agent.Busy() || len(f.srv.Requests()) != 0 || len(f.agent.History()) != 0 {
+		t.Fatal("Start began a turn on a prompt over the limit")
+	}
 }
