@@ -163,7 +163,7 @@ func (t *turn) classify(err error, req providers.Request) providers.Classified {
 	b := t.a.route.backend()
 	return providers.ClassifyWith(err, providers.ClassifyInput{
 		Provider: b.Provider, Model: b.Model, ContextLength: b.ContextLength, BaseURL: b.BaseURL,
-		ApproxTokens: t.a.est.estimate(req.Messages, req.Tools), MessageCount: len(req.Messages),
+		ApproxTokens: t.a.estimate(req), MessageCount: len(req.Messages),
 	})
 }
 

@@ -68,13 +68,7 @@ func (a *Agent) threshold() int {
 // whether the history changed (the request must then be rebuilt).
 func (t *turn) preflight(req providers.Request) bool {
 	cs := &t.a.ctxs
-	t.a.mu.Lock()
-	raw, ok := t.a.reqs.estimate(req.Messages, req.Tools)
-	t.a.mu.Unlock()
-	if !ok {
-		raw = t.a.est.estimate(req.Messages, req.Tools)
-	}
-	cs.lastRaw = raw
+	cs.lastRaw = t.a.estimate(req)
 	cs.lastEst = cs.tracker.Adjust(cs.lastRaw)
 	if !cs.enabled || (cs.lastEst < t.a.threshold() && !cs.overLimit) {
 		return false

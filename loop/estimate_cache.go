@@ -28,6 +28,19 @@ type estimateEntry struct {
 	valid  bool
 }
 
+// estimate returns compress.Estimate of req's messages and tools: O(1) in
+// the history when its list is the requestView's, else through the
+// incremental cache.
+func (a *Agent) estimate(req providers.Request) int {
+	a.mu.Lock()
+	n, ok := a.reqs.estimate(req.Messages, req.Tools)
+	a.mu.Unlock()
+	if ok {
+		return n
+	}
+	return a.est.estimate(req.Messages, req.Tools)
+}
+
 // estimate returns compress.Estimate(msgs, tools).
 func (c *estimateCache) estimate(msgs []providers.Message, tools []providers.ToolSpec) int {
 	n := compress.Estimate(nil, tools)
