@@ -411,6 +411,14 @@ func typeOf(e Event) string {
 		return TypeCompression
 	case *TurnFinished:
 		return TypeTurnFinished
+	case *ToolOutput:
+		return TypeToolOutput
+	case *CheckpointCreated:
+		return TypeCheckpointCreated
+	case *APIAttempt:
+		return TypeAPIAttempt
+	case *ApprovalWaited:
+		return TypeApprovalWaited
 	}
 	return e.Meta().Type
 }

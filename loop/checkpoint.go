@@ -54,7 +54,5 @@ func (t *turn) checkpoint(calls []providers.ToolCall) {
 	if id == "" {
 		return
 	}
-	e := &CheckpointCreated{Iteration: t.apiCalls, Checkpoint: id}
-	e.Type = TypeCheckpointCreated
-	t.emit(e)
+	t.emit(&CheckpointCreated{Iteration: t.apiCalls, Checkpoint: id})
 }

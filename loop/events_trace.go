@@ -82,7 +82,7 @@ func (t *turn) attempt(n int, tr Transport, req providers.Request) (*providers.R
 func (t *turn) emitAttempt(attempt int, start time.Time, ttft time.Duration, req providers.Request, resp *providers.Response, err error) {
 	b := t.a.route.backend()
 	now := t.a.opts.Now()
-	e := &APIAttempt{Header: Header{Type: TypeAPIAttempt}, Attempt: attempt, Provider: b.Provider, Model: req.Model,
+	e := &APIAttempt{Attempt: attempt, Provider: b.Provider, Model: req.Model,
 		APIMode: b.APIMode, StartedAt: Timestamp(start), DurationMS: now.Sub(start).Milliseconds(), OK: err == nil,
 		TTFTUS: ttft.Microseconds()}
 	if e.Model == "" {
@@ -108,6 +108,6 @@ func (t *turn) emitApprovalWait(id, name string, start time.Time, approved bool)
 	if d < approvalWaitMin {
 		return
 	}
-	t.emit(&ApprovalWaited{Header: Header{Type: TypeApprovalWaited}, ID: id, Name: name, StartedAt: Timestamp(start),
+	t.emit(&ApprovalWaited{ID: id, Name: name, StartedAt: Timestamp(start),
 		DurationMS: d.Milliseconds(), Approved: approved})
 }

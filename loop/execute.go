@@ -147,7 +147,7 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 			}
 		},
 		OnOutput: func(_ int, c tools.BatchCall, text string) {
-			t.emit(&ToolOutput{Header: Header{Type: TypeToolOutput}, ID: c.ID, Text: text})
+			t.emit(&ToolOutput{ID: c.ID, Text: text})
 		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
