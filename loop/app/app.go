@@ -230,9 +230,10 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
 	masker := sessionMasker(cfg, backend)
 	s.mask = masker
-	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), &sessionStore{Store: store, m: masker, session: s.Record.ID}
+	ss := &sessionStore{Store: store, m: masker, session: s.Record.ID}
+	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), ss
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
-	s.wireCheckpoints(&opts)
+	s.wireCheckpoints(&opts, ss)
 	opts.ToolEnv = ts.env
 	if err := s.attachTrace(f, Timeouts(cfg.Agent), &opts); err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"talaria/loop"
 	"talaria/persist"
 	"talaria/persist/checkpoint"
-	"talaria/providers"
 )
 
 // checkpointer takes the session's working-tree checkpoints for the loop
@@ -29,9 +28,9 @@ type checkpointer struct {
 
 // wireCheckpoints makes the agent checkpoint the working tree before
 // every batch that may change files and at the end of such a turn, and
-// number the messages it saves by turn. Subagents (wired before) share
-// neither.
-func (s *Session) wireCheckpoints(opts *loop.Options) {
+// number the messages it saves by turn (through ss, the session store of
+// opts). Subagents (wired before) share neither.
+func (s *Session) wireCheckpoints(opts *loop.Options, ss *sessionStore) {
 	c := &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
 	inner := opts.Sink
 	opts.Sink = func(e loop.Event) {
@@ -42,11 +41,7 @@ func (s *Session) wireCheckpoints(opts *loop.Options) {
 			inner(e)
 		}
 	}
-	if ss, ok := opts.Store.(*sessionStore); ok {
-		ss.turn = func() int { return int(c.turn.Load()) }
-	} else {
-		opts.Store = &sessionStore{Store: s.Store, m: &providers.Masker{}, session: c.session, turn: func() int { return int(c.turn.Load()) }}
-	}
+	ss.turn = func() int { return int(c.turn.Load()) }
 	if s.Record.Turns > 0 || len(opts.History) == 0 {
 		opts.Turns = s.Record.Turns
 	}

@@ -114,3 +114,9 @@ func (s *sessionStore) AppendMessages(id string, msgs ...providers.Message) erro
 func (s *sessionStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
 	return s.Store.SaveTurnEndOf(id, s.turnOf(id), s.masked(msgs), apiCalls, u, costUSD)
 }
+
+// SaveSnapshot stores the compacted history masked like AppendMessages:
+// it holds the user's kept messages again, and resume reads it.
+func (s *sessionStore) SaveSnapshot(id string, msgs []providers.Message) error {
+	return s.Store.SaveSnapshot(id, s.masked(msgs))
+}

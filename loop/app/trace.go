@@ -95,8 +95,8 @@ func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options
 	return nil
 }
 
-// closeTrace flushes the exporter (at most trace.FlushTimeout) and closes
-// the recording.
+// close flushes the exporter (at most otlp.FlushTimeout) and closes the
+// recording.
 func (st *traceState) close() {
 	if st == nil {
 		return

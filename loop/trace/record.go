@@ -175,8 +175,48 @@ func (r *Recorder) Wrap(next loop.Sink) loop.Sink {
 }
 
 // WrapStore returns a loop.Store that records each tool result as the loop
-// saves it (the whole result, as the model gets it) and passes it on.
-func (r *Recorder) WrapStore(next loop.Store) loop.Store { return &recStore{r: r, next: next} }
+// saves it (the whole result, as the model gets it) and passes it on. When
+// next also offers the optional methods the loop looks for (the one-commit
+// turn end, usage with cost, compaction snapshots), so does the wrapper:
+// hiding them would make a recorded session lose its cost and snapshots.
+func (r *Recorder) WrapStore(next loop.Store) loop.Store {
+	if full, ok := next.(fullStore); ok {
+		return &recFullStore{recStore{r: r, next: next}, full}
+	}
+	return &recStore{r: r, next: next}
+}
+
+// fullStore is a loop.Store with the optional methods the loop uses.
+type fullStore interface {
+	SaveTurnEnd(sessionID string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
+	AddUsageCost(sessionID string, apiCalls int, u providers.Usage, costUSD float64) error
+	SaveSnapshot(sessionID string, msgs []providers.Message) error
+}
+
+// recFullStore is recStore over a fullStore.
+type recFullStore struct {
+	recStore
+	full fullStore
+}
+
+// SaveTurnEnd records the turn's last messages and passes them on.
+func (s *recFullStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+	for _, m := range msgs {
+		s.r.message(m)
+	}
+	return s.full.SaveTurnEnd(id, msgs, apiCalls, u, costUSD)
+}
+
+// AddUsageCost passes usage and cost on.
+func (s *recFullStore) AddUsageCost(id string, apiCalls int, u providers.Usage, costUSD float64) error {
+	return s.full.AddUsageCost(id, apiCalls, u, costUSD)
+}
+
+// SaveSnapshot passes a compacted history on (its messages were recorded
+// as they were first saved).
+func (s *recFullStore) SaveSnapshot(id string, msgs []providers.Message) error {
+	return s.full.SaveSnapshot(id, msgs)
+}
 
 type recStore struct {
 	r    *Recorder

@@ -2,11 +2,15 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+
+	"talaria/providers"
 )
 
 // nopCloser adapts a buffer to the recorder's closer.
@@ -82,5 +86,84 @@ func TestFirstDiffNamesThePath(t *testing.T) {
 	}
 	if _, _, _, d := firstDiff("$", a, a); d {
 		t.Fatal("equal values differ")
+	}
+}
+
+// fullFake is a store with the optional methods the loop looks for.
+type fullFake struct {
+	mu        sync.Mutex
+	turnEnds  int
+	apiCalls  int
+	toolMsgs  int
+	snapshots int
+}
+
+func (f *fullFake) count(msgs []providers.Message) {
+	for _, m := range msgs {
+		if m.Role == providers.RoleTool {
+			f.toolMsgs++
+		}
+	}
+}
+
+func (f *fullFake) AppendMessages(_ string, msgs ...providers.Message) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.count(msgs)
+	return nil
+}
+
+func (f *fullFake) AddUsage(_ string, n int, _ providers.Usage) error {
+	return f.AddUsageCost("", n, providers.Usage{}, 0)
+}
+
+func (f *fullFake) AddUsageCost(_ string, n int, _ providers.Usage, _ float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.apiCalls += n
+	return nil
+}
+
+func (f *fullFake) SaveTurnEnd(_ string, msgs []providers.Message, n int, _ providers.Usage, _ float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.turnEnds++
+	f.apiCalls += n
+	f.count(msgs)
+	return nil
+}
+
+func (f *fullFake) SaveSnapshot(string, []providers.Message) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snapshots++
+	return nil
+}
+
+// TestRecordingKeepsTheStoreWhole: the recorder stands between the loop
+// and the session's store; the loop must still find the store's one-commit
+// turn end (which carries the cost) and snapshots, and every tool result
+// must still be recorded, whichever of the two paths saves it.
+func TestRecordingKeepsTheStoreWhole(t *testing.T) {
+	st := &fullFake{}
+	wrapped := newRecorder(io.Discard, nopCloser{}, nil).WrapStore(st)
+	if _, ok := wrapped.(interface {
+		SaveSnapshot(string, []providers.Message) error
+	}); !ok {
+		t.Fatal("the wrapped store hides SaveSnapshot: compaction snapshots would not be saved")
+	}
+	const n = 3
+	rec := recordCallsTo(t, n, func(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }, echoTool{}, st)
+	if st.turnEnds != 1 || st.apiCalls != n+1 || st.toolMsgs != n {
+		t.Fatalf("store saw %d turn ends, %d API calls, %d tool results; want 1, %d, %d", st.turnEnds, st.apiCalls, st.toolMsgs, n+1, n)
+	}
+	tools := 0
+	for _, l := range rec.Lines {
+		if l.Type == "tool" {
+			tools++
+		}
+	}
+	if tools != n {
+		t.Fatalf("recording holds %d tool results, want %d", tools, n)
 	}
 }

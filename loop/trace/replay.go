@@ -192,11 +192,6 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 		reg.Register(&standIn{def: d, r: r, live: o.Live})
 	}
 	res := &ReplayResult{}
-	sink := func(e loop.Event) {
-		if o.Sink != nil {
-			o.Sink(e)
-		}
-	}
 	agent := loop.New(loop.Options{
 		SessionID: h.SessionID,
 		Chain:     providers.NewFallbackChain(backends[0], backends[1:]),
@@ -205,7 +200,7 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 		},
 		Provider: h.Provider, Model: h.Model,
 		SystemPrompt: h.SystemPrompt, History: h.History, Turns: h.Turns,
-		Tools: reg, ToolEnv: o.ToolEnv, Sink: sink,
+		Tools: reg, ToolEnv: o.ToolEnv, Sink: o.Sink,
 		MaxIterations: h.MaxIterations, MaxTokens: h.MaxTokens, Retry: retry, Guardrails: h.Guardrails,
 		Compression: h.Compression, CompressionThreshold: h.CompressionThreshold,
 	})

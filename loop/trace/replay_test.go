@@ -42,6 +42,12 @@ func recordLoop(t testing.TB, iterations int) *Recording {
 // recordCalls records iterations calls of tool, with args(i), then an
 // answer.
 func recordCalls(t testing.TB, iterations int, args func(int) string, tool tools.Tool) *Recording {
+	return recordCallsTo(t, iterations, args, tool, nil)
+}
+
+// recordCallsTo is recordCalls with the loop saving through the
+// recorder into store (nil: none).
+func recordCallsTo(t testing.TB, iterations int, args func(int) string, tool tools.Tool, store loop.Store) *Recording {
 	srv := pt.New(t)
 	for i := range iterations {
 		srv.Push(pt.ToolCalls(pt.Call{Name: tool.Name(), Args: args(i)}))
@@ -62,7 +68,7 @@ func recordCalls(t testing.TB, iterations int, args func(int) string, tool tools
 				HTTPClient: &http.Client{Transport: rec.Transport(nil, b.APIMode, b.Model)}})
 		},
 		Provider: "openai", Model: "gpt-test", SystemPrompt: h.SystemPrompt, Tools: reg,
-		Sink: rec.Wrap(nil), Store: rec.WrapStore(nil), MaxIterations: h.MaxIterations})
+		Sink: rec.Wrap(nil), Store: rec.WrapStore(store), MaxIterations: h.MaxIterations})
 	res, err := agent.Run(context.Background(), "echo everything")
 	if err != nil || !res.Completed {
 		t.Fatalf("recorded run: %v %+v", err, res)

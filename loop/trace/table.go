@@ -16,7 +16,7 @@ func WriteTable(w io.Writer, l *Log) error {
 	fmt.Fprintln(tw, "START\tDUR\tKIND\tNAME\tSTATUS\tDETAIL")
 	for _, s := range l.Spans {
 		dur := FormatMS(s.DurMS)
-		if s.DurMS == 0 && instant(s.Kind) {
+		if Instant(s) {
 			dur = "·"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", FormatMS(s.StartMS), dur, s.Kind, s.Name, s.Status, Describe(s))
