@@ -111,18 +111,7 @@ func (cc *CallCancels) open(ctx context.Context, calls []BatchCall) []context.Co
 }
 
 // done forgets call id once it has finished, releasing its context.
-func (cc *CallCancels) done(id string) {
-	if cc == nil {
-		return
-	}
-	cc.mu.Lock()
-	cancel, ok := cc.calls[id]
-	delete(cc.calls, id)
-	cc.mu.Unlock()
-	if ok {
-		cancel()
-	}
-}
+func (cc *CallCancels) done(id string) { cc.Cancel(id) }
 
 // close forgets the batch's calls, releasing their contexts.
 func (cc *CallCancels) close(calls []BatchCall) {

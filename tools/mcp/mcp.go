@@ -184,33 +184,25 @@ func Connect(ctx context.Context, cfgs []ServerConfig) (*Manager, []error) {
 // returns why each server that is not connected is not.
 func (m *Manager) Wait(ctx context.Context) []error {
 	for _, s := range m.servers {
-		if ch := s.startingCh(); ch != nil {
-			select {
-			case <-ch:
-			case <-ctx.Done():
-			}
-		}
+		s.awaitStart(ctx)
 	}
-	var out []error
-	for _, s := range m.servers {
-		s.mu.Lock()
-		if s.session == nil && s.err != nil {
-			out = append(out, s.err)
-		}
-		s.mu.Unlock()
-	}
-	return out
+	return downErrs(m.servers)
 }
 
 // Retry starts again, in the background, the servers that are not
 // connected (never were, or died) and not starting, at most once per
 // backoff period each.
-func (m *Manager) Retry() {
+func (m *Manager) Retry() { m.retry() }
+
+// retry is Retry; it returns the servers it started an attempt for.
+func (m *Manager) retry() []*server {
+	var started []*server
 	for _, s := range m.servers {
-		if s.dueForRetry() {
-			s.begin()
+		if s.dueForRetry() && s.begin() {
+			started = append(started, s)
 		}
 	}
+	return started
 }
 
 // Reconnect is Retry, then waits for the attempts it started (bounded by
@@ -218,20 +210,17 @@ func (m *Manager) Retry() {
 // between turns, then register Tools() again: a server's tool list may
 // have changed.
 func (m *Manager) Reconnect(ctx context.Context) []error {
-	var started []*server
-	for _, s := range m.servers {
-		if s.dueForRetry() && s.begin() {
-			started = append(started, s)
-		}
-	}
-	var out []error
+	started := m.retry()
 	for _, s := range started {
-		if ch := s.startingCh(); ch != nil {
-			select {
-			case <-ch:
-			case <-ctx.Done():
-			}
-		}
+		s.awaitStart(ctx)
+	}
+	return downErrs(started)
+}
+
+// downErrs returns why each of servers that is not connected is not.
+func downErrs(servers []*server) []error {
+	var out []error
+	for _, s := range servers {
 		s.mu.Lock()
 		if s.session == nil && s.err != nil {
 			out = append(out, s.err)

@@ -58,6 +58,17 @@ func (s *server) startingCh() chan struct{} {
 	return s.starting
 }
 
+// awaitStart waits until the running connection attempt, if any, ends or
+// ctx does.
+func (s *server) awaitStart(ctx context.Context) {
+	if ch := s.startingCh(); ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+}
+
 // dueForRetry reports whether the server is down, not starting, and the
 // backoff after its last failure is over.
 func (s *server) dueForRetry() bool {
