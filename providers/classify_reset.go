@@ -198,15 +198,15 @@ func StatedContextLimit(t string) (limit, prompt int) {
 			return num(m[f.limit]), num(m[f.prompt])
 		}
 	}
-	switch {
-	case reMaxContext.MatchString(t):
-		limit = num(reMaxContext.FindStringSubmatch(t)[1])
+	if m := reMaxContext.FindStringSubmatch(t); m != nil {
+		limit = num(m[1])
 		if m := reResulted.FindStringSubmatch(t); m != nil {
 			prompt = num(m[1])
 		}
 		return limit, prompt
-	case reWindowOf.MatchString(t):
-		return num(reWindowOf.FindStringSubmatch(t)[1]), 0
+	}
+	if m := reWindowOf.FindStringSubmatch(t); m != nil {
+		return num(m[1]), 0
 	}
 	return 0, 0
 }
