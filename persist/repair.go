@@ -11,19 +11,6 @@ import (
 	"talaria/providers"
 )
 
-// CancelledToolResult is the receipt that answers a tool call which never
-// ran because the turn was interrupted: a role=tool message carrying the
-// call's id and name and the text
-// "[Tool execution cancelled — NAME was skipped due to user interrupt]".
-func CancelledToolResult(call providers.ToolCall) providers.Message {
-	return providers.Message{
-		Role:       providers.RoleTool,
-		ToolCallID: call.ID,
-		ToolName:   call.Name,
-		Content:    fmt.Sprintf("[Tool execution cancelled — %s was skipped due to user interrupt]", call.Name),
-	}
-}
-
 // InterruptedToolResult is the receipt that answers, on load, a saved tool
 // call that has no saved result: talaria stopped (killed, crashed) while
 // the batch ran, so the tool may or may not have run. The text tells the

@@ -64,9 +64,6 @@ func TestRepairDangling(t *testing.T) {
 			t.Errorf("%s: the input was modified", name)
 		}
 	}
-	if got := CancelledToolResult(providers.ToolCall{ID: "x", Name: "terminal"}).Content; got != "[Tool execution cancelled — terminal was skipped due to user interrupt]" {
-		t.Fatalf("receipt text %q", got)
-	}
 }
 
 func TestCloseDangling(t *testing.T) {

@@ -140,7 +140,20 @@ func TestCodeOnlyRewindKeepsHistory(t *testing.T) {
 	if got, _ := s.ResumeMessages(sess.ID); len(got) != 2 {
 		t.Fatalf("code-only rewind shortened the history: %v", got)
 	}
+	if err := s.AddCheckpoint(sess.ID, CheckpointRecord{Turn: 1, Kind: CheckpointBefore, ID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.DeleteSession(sess.ID); err != nil {
 		t.Fatal(err)
+	}
+	// Nothing of the deleted session's rewind data shows under a new
+	// session with its id.
+	mustCreate(t, s, &Session{ID: sess.ID})
+	rws, err := s.Rewinds(sess.ID)
+	if err != nil || len(rws) != 0 {
+		t.Fatalf("rewinds of a deleted session: %v %v", rws, err)
+	}
+	if cps, err := s.Checkpoints(sess.ID); err != nil || len(cps) != 0 {
+		t.Fatalf("checkpoints of a deleted session: %v %v", cps, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestSpansPerTurnLatestAndDelete(t *testing.T) {
@@ -52,6 +54,16 @@ func TestSpansPerTurnLatestAndDelete(t *testing.T) {
 		t.Fatalf("after reopening: %q %v", raw, err)
 	}
 	if err := s.DeleteSession(rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The deleted session's span logs are gone from the store, not only
+	// unreachable through the session.
+	if err := s.view(func(tx *bolt.Tx) error {
+		if sessionSpans(tx, rec.ID) != nil {
+			return errors.New("the span logs of a deleted session are still stored")
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	other := &Session{Cwd: "/w"}

@@ -122,14 +122,15 @@ func isZAICodingOverload(body string, in ClassifyInput) bool {
 	if !strings.Contains(u, "api.z.ai/api/coding/paas/v4") && !strings.Contains(u, "open.bigmodel.cn/api/coding/paas/v4") {
 		return false
 	}
-	if !strings.HasPrefix(strings.ToLower(modelBase(in.Model)), "glm") {
+	if !strings.HasPrefix(strings.ToLower(ModelBase(in.Model)), "glm") {
 		return false
 	}
 	return bodyCode(body) == "1305"
 }
 
-// modelBase drops a vendor prefix ("z-ai/glm-4.6" → "glm-4.6").
-func modelBase(m string) string {
+// ModelBase drops a vendor or router prefix from a model id
+// ("z-ai/glm-4.6" → "glm-4.6", "openai/gpt-5" → "gpt-5").
+func ModelBase(m string) string {
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		return m[i+1:]
 	}
@@ -197,15 +198,15 @@ func StatedContextLimit(t string) (limit, prompt int) {
 			return num(m[f.limit]), num(m[f.prompt])
 		}
 	}
-	switch {
-	case reMaxContext.MatchString(t):
-		limit = num(reMaxContext.FindStringSubmatch(t)[1])
+	if m := reMaxContext.FindStringSubmatch(t); m != nil {
+		limit = num(m[1])
 		if m := reResulted.FindStringSubmatch(t); m != nil {
 			prompt = num(m[1])
 		}
 		return limit, prompt
-	case reWindowOf.MatchString(t):
-		return num(reWindowOf.FindStringSubmatch(t)[1]), 0
+	}
+	if m := reWindowOf.FindStringSubmatch(t); m != nil {
+		return num(m[1]), 0
 	}
 	return 0, 0
 }

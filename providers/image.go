@@ -163,10 +163,7 @@ func ImagesCaption(m *Message, n int) string {
 // their requests keep the placeholders. A provider prefix ("deepseek/…")
 // is ignored; a model not listed is taken to accept images.
 func TextOnlyModel(model string) bool {
-	if i := strings.LastIndexByte(model, '/'); i >= 0 {
-		model = model[i+1:]
-	}
-	model = strings.ToLower(model)
+	model = strings.ToLower(ModelBase(model))
 	for _, p := range []string{"gpt-3.5", "gpt-oss", "o1-mini", "o1-preview", "o3-mini", "deepseek-chat", "deepseek-reasoner", "deepseek-coder", "deepseek-r1", "deepseek-v3"} {
 		if strings.HasPrefix(model, p) {
 			return true

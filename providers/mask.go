@@ -132,8 +132,9 @@ func (m *Masker) maskValue(v reflect.Value, depth int) {
 			return
 		}
 		for _, k := range v.MapKeys() {
-			if s := v.MapIndex(k).String(); m.Mask(s) != s {
-				v.SetMapIndex(k, reflect.ValueOf(m.Mask(s)).Convert(v.Type().Elem()))
+			s := v.MapIndex(k).String()
+			if masked := m.Mask(s); masked != s {
+				v.SetMapIndex(k, reflect.ValueOf(masked).Convert(v.Type().Elem()))
 			}
 		}
 	case reflect.String:

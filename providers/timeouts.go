@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"sync"
 	"time"
+
+	"talaria/providers/sse"
 )
 
 // Timeouts bounds each phase of a provider call. A zero field disables
@@ -102,17 +103,12 @@ func (tt *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	w.arm(&w.read, PhaseStreamRead, tt.t.StreamRead)
 	b := &watchedBody{rc: resp.Body, w: w, t: tt.t}
-	if isEventStream(resp.Header.Get("Content-Type")) && tt.t.StreamStale > 0 {
+	if sse.IsEventStream(resp.Header.Get("Content-Type")) && tt.t.StreamStale > 0 {
 		b.sse = &sseScan{}
 		w.arm(&w.stale, PhaseStreamStale, tt.t.StreamStale)
 	}
 	resp.Body = b
 	return resp, nil
-}
-
-func isEventStream(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "text/event-stream"
 }
 
 // watchdog holds the timers of one request; the first to expire cancels

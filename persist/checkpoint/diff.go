@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,7 +25,11 @@ type Change struct {
 // Changes lists the files and symlinks that differ from a to b, by path
 // (directories are not listed). A nil manifest is an empty tree.
 func Changes(a, b *Manifest) []Change {
-	ai, bi := indexOf(a), indexOf(b)
+	return changes(indexOf(a), indexOf(b))
+}
+
+// changes is Changes on the manifests' indexes.
+func changes(ai, bi map[string]*Entry) []Change {
 	var out []Change
 	for _, p := range unionPaths(ai, bi) {
 		x, y := ai[p], bi[p]
@@ -77,7 +80,7 @@ func unionPaths(idx ...map[string]*Entry) []string {
 func (s *Store) Diff(a, b *Manifest) (string, error) {
 	ai, bi := indexOf(a), indexOf(b)
 	var out strings.Builder
-	for _, c := range Changes(a, b) {
+	for _, c := range changes(ai, bi) {
 		x, y := ai[c.Path], bi[c.Path]
 		if x != nil && x.Type == TypeDir {
 			x = nil
@@ -140,7 +143,7 @@ func (s *Store) content(e *Entry) (string, bool, error) {
 
 // isBinary reports text with a NUL byte in its first 8 KiB, as git does.
 func isBinary(s string) bool {
-	return bytes.IndexByte([]byte(s[:min(len(s), 8000)]), 0) >= 0
+	return strings.IndexByte(s[:min(len(s), 8000)], 0) >= 0
 }
 
 // gitMode writes an entry's mode as git does.

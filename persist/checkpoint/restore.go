@@ -228,19 +228,10 @@ func (s *Store) write(abs string, e *Entry) error {
 	return err
 }
 
-// fileMode converts a stored mode to an os.FileMode.
+// fileMode converts a stored mode (fs.FileMode bits) to an os.FileMode,
+// keeping only the permission and setuid/setgid/sticky bits.
 func fileMode(m uint32) fs.FileMode {
-	out := fs.FileMode(m & 0o777)
-	if m&uint32(fs.ModeSetuid) != 0 {
-		out |= fs.ModeSetuid
-	}
-	if m&uint32(fs.ModeSetgid) != 0 {
-		out |= fs.ModeSetgid
-	}
-	if m&uint32(fs.ModeSticky) != 0 {
-		out |= fs.ModeSticky
-	}
-	return out
+	return fs.FileMode(m) & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
 // inside resolves rel (slash-separated) under root, refusing a path that

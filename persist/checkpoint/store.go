@@ -98,7 +98,8 @@ type Entry struct {
 	Path string `json:"p"`
 	// Type is TypeFile, TypeSymlink or TypeDir.
 	Type string `json:"t"`
-	// Mode is the permission bits (and setuid/setgid/sticky as 0o7000).
+	// Mode is the permission bits and setuid/setgid/sticky, as fs.FileMode
+	// bits (fs.ModeSetuid and so on, not 0o7000).
 	Mode uint32 `json:"m,omitempty"`
 	// Size and MTime (Unix nanoseconds) are as seen when it was recorded.
 	Size  int64 `json:"s,omitempty"`

@@ -209,10 +209,7 @@ func (t *transport) buildBody(req providers.Request) (*requestBody, error) {
 // reasoning parameter and encrypted reasoning are asked; other models
 // answer 400 to the reasoning parameter.
 func isReasoningModel(model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:] // openai/gpt-5 through a router
-	}
+	m := strings.ToLower(providers.ModelBase(model)) // openai/gpt-5 through a router
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "codex"} {
 		if strings.HasPrefix(m, p) {
 			return true
