@@ -216,7 +216,7 @@ func (c *toolCall) gutter(rc *renderCtx, indent string, ls []string, hidden int,
 // diffPreview renders the first lines of the applied diff, coloured.
 func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
 	all := cardDiffLines(c.diff)
-	a, r := diffCounts(strings.Split(c.diff, "\n"))
+	a, r := tools.DiffStats(c.diff)
 	head := []string{fmt.Sprintf("+%d -%d", a, r)}
 	if len(all) <= diffPreviewLines {
 		return c.gutter(rc, indent, append(head, all...), 0, true)
@@ -310,20 +310,6 @@ func cardDiffLines(diff string) []string {
 		out = append(out, l)
 	}
 	return out
-}
-
-// diffCounts counts the added and removed lines of a diff's lines.
-func diffCounts(lines []string) (added, removed int) {
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			removed++
-		}
-	}
-	return added, removed
 }
 
 // outputStyle colours one preview line.
