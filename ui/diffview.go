@@ -70,7 +70,7 @@ func newDiffView(cwd, tool, args string) *diffView {
 		return v
 	}
 	all := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
-	v.added, v.removed = diffCounts(all)
+	v.added, v.removed = tools.DiffStats(d)
 	if len(all) > diffViewCap {
 		v.cut = len(all) - diffViewCap
 		all = all[:diffViewCap]

@@ -155,11 +155,3 @@ func (m *Model) typeahead(msg tea.KeyPressMsg) tea.KeyPressMsg {
 	}
 	return msg
 }
-
-// startTime is the screen's clock reading when it is made.
-func startTime(opts Options) time.Time {
-	if opts.Now != nil {
-		return opts.Now()
-	}
-	return time.Now()
-}

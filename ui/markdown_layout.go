@@ -135,7 +135,7 @@ func separateCodeBlocks(text string) string {
 	for _, l := range lines {
 		trimmed := strings.TrimLeft(l, " ")
 		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
+			if closesFence(trimmed, fence) {
 				fence, justClosed = "", true
 			}
 			b.WriteString(l)

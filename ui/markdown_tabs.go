@@ -29,7 +29,7 @@ func expandFencedTabs(text string) string {
 			}
 			continue
 		}
-		if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
+		if closesFence(trimmed, fence) {
 			fence = ""
 			continue
 		}
@@ -49,6 +49,13 @@ func fenceOpener(l string) string {
 		}
 	}
 	return ""
+}
+
+// closesFence reports whether a line (its leading spaces trimmed) closes
+// the open fence: the fence's character, at least as many, and nothing
+// after them.
+func closesFence(trimmed, fence string) bool {
+	return strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == ""
 }
 
 // expandTabs replaces tabs with spaces to the next multiple of w columns,

@@ -135,7 +135,7 @@ func newModel(parent context.Context, opts Options) *Model {
 		opts: opts, agent: opts.Agent, events: opts.Events,
 		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
 		tr:   newTranscript(),
-		comp: newComposerWith(opts.InputHistory, startTime(opts)),
+		comp: newComposerWith(opts.InputHistory, clock()),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
 		ui:   uiState{mouse: true},
 	}

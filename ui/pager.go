@@ -104,7 +104,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 // pagerLines adds one call: its header, arguments, live output, result
 // and diff, all in full (as far as the events carried them).
 func (c *toolCall) pagerLines(add func(lineKind, string)) {
-	state := map[toolState]string{toolPending: "queued", toolRunning: "running", toolDone: "done", toolFailed: "failed", toolCancelled: "cancelled"}[c.state]
+	state := map[toolState]string{toolPending: "queued", toolRunning: "running", toolDone: "done", toolFailed: "failed", toolCancelled: "cancelled", toolDenied: "denied"}[c.state]
 	add(kindHead, fmt.Sprintf("⚙ %s · %s · %s · %s", c.name, c.id, state, fmtDuration(c.dur)))
 	add(kindLabel, "arguments:")
 	add(kindText, prettyArgs(c.args))

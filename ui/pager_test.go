@@ -92,3 +92,17 @@ func TestFocusedLaneStopsOnlyItsCall(t *testing.T) {
 		t.Fatal("without a focus, x is typed into the composer")
 	}
 }
+
+// A call the approval refused is named denied in the pager, as on its
+// card.
+func TestPagerNamesADeniedCall(t *testing.T) {
+	h := newHarness(t)
+	h.size(80, 24)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolCompleted{Header: hdr(loop.TypeToolCompleted, 1, time.Second), ID: "w1", Name: "write_file", Denied: true,
+			Output: "Error: The user denied this write_file call."},
+	)
+	contains(t, h.screen(), "denied")
+	h.key("ctrl+t")
+	contains(t, h.screen(), "⚙ write_file · w1 · denied ·")
+}

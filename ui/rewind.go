@@ -144,8 +144,7 @@ func (m *Model) closeRewind() {
 // handleEscKey is Esc outside modals: twice on an empty composer while
 // idle opens the rewind list; otherwise what Esc always does.
 func (m *Model) handleEscKey() tea.Cmd {
-	idle := !m.turn.busy && m.pending == "" && !m.popupOpen() && m.comp.value() == ""
-	if !idle || m.opts.Commands.RewindPoints == nil {
+	if !m.escRewinds() {
 		m.rw.lastEsc = time.Time{}
 		return m.handleEsc()
 	}
@@ -161,12 +160,18 @@ func (m *Model) handleEscKey() tea.Cmd {
 // handleEscEsc is Esc Esc read as one key: the rewind list when idle on
 // an empty composer, else one Esc.
 func (m *Model) handleEscEsc() tea.Cmd {
-	idle := !m.turn.busy && m.pending == "" && !m.popupOpen() && m.comp.value() == ""
-	if idle && m.opts.Commands.RewindPoints != nil {
+	if m.escRewinds() {
 		m.rw.lastEsc = time.Time{}
 		return m.rewindCommand("rewind", "")
 	}
 	return m.handleEscKey()
+}
+
+// escRewinds reports whether Esc Esc opens the rewind list now: idle,
+// on an empty composer without the popup, with rewind points to list.
+func (m *Model) escRewinds() bool {
+	return !m.turn.busy && m.pending == "" && !m.popupOpen() && m.comp.value() == "" &&
+		m.opts.Commands.RewindPoints != nil
 }
 
 // rewindKey handles a key while the rewind list or the diff is open.

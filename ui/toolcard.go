@@ -49,6 +49,8 @@ type toolCall struct {
 	// keeps that stream, capped, for the pager.
 	live lineRing
 	full tailBuf
+	// body caches the lines under the header once the call has a result.
+	body resultCache
 	// focused marks the lane the cancel key acts on.
 	focused bool
 	// awaiting marks the queued call whose approval is on screen.
@@ -177,15 +179,10 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	}
 	gap := max(1, rc.width-ansi.StringWidth(indent)-ansi.StringWidth(left)-ansi.StringWidth(status))
 	lines := []string{indent + left + strings.Repeat(" ", gap) + sstyle.Render(status)}
-	switch {
-	case c.state == toolRunning || (c.state == toolCancelled && c.output == ""):
-		lines = append(lines, c.liveLines(rc, indent+"  ")...)
-	case c.diff != "":
-		lines = append(lines, c.diffPreview(rc, indent+"  ")...)
-	case c.state >= toolDone:
-		lines = append(lines, c.preview(rc, indent+"  ")...)
+	if c.state == toolRunning || (c.state == toolCancelled && c.output == "") {
+		return append(lines, c.liveLines(rc, indent+"  ")...)
 	}
-	return lines
+	return append(lines, c.result(rc, indent+"  ")...)
 }
 
 // liveLines renders the last lines of the live output.
@@ -216,7 +213,7 @@ func (c *toolCall) gutter(rc *renderCtx, indent string, ls []string, hidden int,
 // diffPreview renders the first lines of the applied diff, coloured.
 func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
 	all := cardDiffLines(c.diff)
-	a, r := diffCounts(strings.Split(c.diff, "\n"))
+	a, r := tools.DiffStats(c.diff)
 	head := []string{fmt.Sprintf("+%d -%d", a, r)}
 	if len(all) <= diffPreviewLines {
 		return c.gutter(rc, indent, append(head, all...), 0, true)
@@ -310,20 +307,6 @@ func cardDiffLines(diff string) []string {
 		out = append(out, l)
 	}
 	return out
-}
-
-// diffCounts counts the added and removed lines of a diff's lines.
-func diffCounts(lines []string) (added, removed int) {
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			removed++
-		}
-	}
-	return added, removed
 }
 
 // outputStyle colours one preview line.
