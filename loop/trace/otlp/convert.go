@@ -103,10 +103,10 @@ const (
 
 // encodeRequest returns spans as the bytes of an ExportTraceServiceRequest,
 // one ResourceSpans per resource and one ScopeSpans per instrumentation
-// scope within it, in the order the spans came. It cannot fail: strings
-// that are not UTF-8 (which a collector would refuse in a proto3 string)
-// go out with U+FFFD in place of the bad bytes.
-func encodeRequest(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
+// scope within it, in the order the spans came. Strings that are not
+// UTF-8 (which a collector would refuse in a proto3 string) go out with
+// U+FFFD in place of the bad bytes.
+func encodeRequest(spans []sdktrace.ReadOnlySpan) []byte {
 	var e encoder
 	for _, rg := range groupSpans(spans) {
 		e.message(requestResourceSpans, func() {
@@ -127,7 +127,7 @@ func encodeRequest(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
 			e.str(resourceSpansSchemaURL, rg.res.SchemaURL())
 		})
 	}
-	return e.b, nil
+	return e.b
 }
 
 type resourceGroup struct {

@@ -58,10 +58,7 @@ func (e *httpExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 	if len(spans) == 0 {
 		return nil
 	}
-	body, err := encodeRequest(spans)
-	if err != nil {
-		return fmt.Errorf("encoding spans: %w", err)
-	}
+	body := encodeRequest(spans)
 	if e.gzip {
 		var zb bytes.Buffer
 		zw := gzip.NewWriter(&zb)
