@@ -51,12 +51,16 @@ func FilterEnviron(environ, keys, passthrough []string) []string {
 }
 
 // isSecretName reports whether the variable name is one of keys or looks
-// like a secret: its name contains KEY, SECRET, TOKEN or PASSWORD, in any
-// case.
+// like a secret (LooksSecret).
 func isSecretName(name string, keys []string) bool {
-	if slices.Contains(keys, name) {
-		return true
-	}
+	return slices.Contains(keys, name) || LooksSecret(name)
+}
+
+// LooksSecret reports whether an environment variable's name says it
+// holds a secret: it contains KEY, SECRET, TOKEN or PASSWORD, in any case.
+// Commands never get such variables unless passed through; recordings
+// mask their values.
+func LooksSecret(name string) bool {
 	up := strings.ToUpper(name)
 	for _, w := range [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD"} {
 		if strings.Contains(up, w) {

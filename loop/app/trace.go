@@ -196,8 +196,7 @@ func secretValues(chain *providers.FallbackChain) []string {
 	}
 	for _, kv := range os.Environ() {
 		name, val, ok := strings.Cut(kv, "=")
-		up := strings.ToUpper(name)
-		if ok && len(val) >= 8 && (strings.Contains(up, "KEY") || strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") || strings.Contains(up, "PASSWORD")) {
+		if ok && len(val) >= 8 && tools.LooksSecret(name) {
 			out = append(out, val)
 		}
 	}
