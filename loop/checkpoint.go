@@ -4,24 +4,13 @@ import (
 	"fmt"
 
 	"talaria/providers"
+	"talaria/tools"
 )
-
-// checkpointFree reports the built-in tools that change no files: a batch
-// of only these (and read-only MCP tools) needs no checkpoint. terminal
-// and every other tool may change anything.
-func checkpointFree(name string) bool {
-	switch name {
-	case "read_file", "search_files", "session_search", "todo", "clarify",
-		"list_mcp_resources", "read_mcp_resource":
-		return true
-	}
-	return false
-}
 
 // mayChangeFiles reports whether any call of the batch may change files.
 func (a *Agent) mayChangeFiles(calls []providers.ToolCall) bool {
 	for _, c := range calls {
-		if checkpointFree(c.Name) {
+		if tools.ChangesNoFiles(c.Name) { // terminal and the rest may change anything
 			continue
 		}
 		if tl, ok := a.opts.Tools.Get(c.Name); ok {

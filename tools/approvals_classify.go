@@ -16,6 +16,18 @@ type verdict struct {
 	invalid Result
 }
 
+// ChangesNoFiles reports the built-in tools that change no files, whatever
+// their arguments: the approver lets them run in every mode, and a batch
+// of only these (and read-only MCP tools) needs no checkpoint.
+func ChangesNoFiles(name string) bool {
+	switch name {
+	case "read_file", "search_files", "session_search", "todo", "clarify",
+		"list_mcp_resources", "read_mcp_resource":
+		return true
+	}
+	return false
+}
+
 // classify decodes the call's arguments exactly as the tool will (through
 // decodeArgs into the tool's own argument struct) and builds its verdict.
 // Arguments the tool would refuse make classInvalid with the tool's own
@@ -29,13 +41,13 @@ func (a *Approver) classify(toolName, args string) verdict {
 		v.class, v.invalid = classInvalid, Errorf("%s: %v", toolName, err)
 		return v
 	}
-	switch toolName {
-	case "read_file", "search_files", "session_search", "todo", "clarify", "delegate_task",
-		"list_mcp_resources", "read_mcp_resource":
+	if ChangesNoFiles(toolName) || toolName == "delegate_task" {
 		// delegate_task's children call their tools through this same
 		// approver.
 		v.class = classReadOnly
 		return v
+	}
+	switch toolName {
 	case "terminal":
 		var ta terminalArgs
 		if err := decodeArgs(raw, &ta); err != nil {
