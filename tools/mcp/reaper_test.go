@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +46,41 @@ func TestStdioServerIsReaped(t *testing.T) {
 			t.Fatalf("the MCP server (pid %d) outlived the reaper", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestClosedStdioServerLeavesTheRunFile: a server that Close has killed is
+// no longer one of the groups the run file lists, so reconnects do not
+// pile up lines for the watchdog.
+func TestClosedStdioServerLeavesTheRunFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("linux only")
+	}
+	dir := t.TempDir()
+	r := tools.NewReaper(dir, nil)
+	defer r.Close()
+	cfg := stdioConfig("untracked")
+	cfg.Reaper = r
+	m, errs := Connect(context.Background(), []ServerConfig{cfg})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.groups"))
+	if len(files) != 1 {
+		t.Fatalf("run files %v", files)
+	}
+	lines := func() int {
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(strings.Split(strings.TrimSpace(string(b)), "\n"))
+	}
+	if n := lines(); n != 2 { // the owner, the server
+		t.Fatalf("%d lines while the server runs", n)
+	}
+	m.Close()
+	if n := lines(); n != 1 {
+		t.Fatalf("%d lines after Close, want only the owner's", n)
 	}
 }

@@ -91,9 +91,8 @@ func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
 		return nil, err
 	}
 	w.Close() // the child holds its own copy
-	t.reaper.Track(t.cmd.Process.Pid)
 	c := &stdioConn{
-		cmd: t.cmd, stdin: stdin, stdout: r, stray: t.stray, progress: t.progress,
+		cmd: t.cmd, stdin: stdin, stdout: r, stray: t.stray, progress: t.progress, untrack: t.reaper.Track(t.cmd.Process.Pid),
 		incoming: make(chan jsonrpc.Message), exited: make(chan struct{}), closed: make(chan struct{}),
 		lists: map[jsonrpc.ID]bool{}, taskOnly: map[string]bool{},
 	}
@@ -121,6 +120,9 @@ type stdioConn struct {
 	incoming chan jsonrpc.Message
 	readErr  error // set before incoming is closed
 	exited   chan struct{}
+	// untrack drops the server's process group from the reaper's run file
+	// once Close has killed it.
+	untrack func()
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -324,6 +326,7 @@ func (c *stdioConn) Close() error {
 		}
 		killGroup(c.cmd)
 		<-c.exited
+		c.untrack()
 		_ = c.stdout.Close()
 	})
 	return nil
