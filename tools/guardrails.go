@@ -145,13 +145,33 @@ func (d GuardrailDecision) Annotation() string {
 	label := ""
 	switch d.Action {
 	case GuardWarn:
-		label = "Tool loop warning"
+		label = guardWarnLabel
 	case GuardHalt:
-		label = "Tool loop hard stop"
+		label = guardHaltLabel
 	default:
 		return ""
 	}
 	return fmt.Sprintf("\n\n[%s: %s; count=%d; %s]", label, d.Code, d.Count, d.Message)
+}
+
+// The labels Annotation starts its note with.
+const (
+	guardWarnLabel = "Tool loop warning"
+	guardHaltLabel = "Tool loop hard stop"
+)
+
+// StripAnnotation returns a tool's output without the guardrail note
+// Annotation appended to it, if it has one.
+func StripAnnotation(out string) string {
+	if !strings.HasSuffix(out, "]") {
+		return out
+	}
+	for _, label := range [...]string{guardWarnLabel, guardHaltLabel} {
+		if i := strings.LastIndex(out, "\n\n["+label+": "); i >= 0 {
+			return out[:i]
+		}
+	}
+	return out
 }
 
 // BlockedResult returns the synthetic error result that replaces a blocked

@@ -400,3 +400,19 @@ func TestGuardConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestStripAnnotationUndoesAnnotation: what Annotation appends, and only
+// that, StripAnnotation takes off (replay feeds recorded results back
+// without the live run's notes).
+func TestStripAnnotationUndoesAnnotation(t *testing.T) {
+	out := "line one\n[not a note]"
+	for _, a := range []string{GuardWarn, GuardHalt} {
+		d := GuardrailDecision{Action: a, Code: "repeated_failure", Count: 3, Message: "stop repeating"}
+		if got := StripAnnotation(out + d.Annotation()); got != out {
+			t.Errorf("%s: %q", a, got)
+		}
+	}
+	if got := StripAnnotation(out); got != out {
+		t.Errorf("output without a note changed: %q", got)
+	}
+}

@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"talaria/tools"
 )
@@ -69,18 +68,5 @@ func (s *standIn) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 	}
 	// The guardrail's note was added after the tool ran; the replay's own
 	// guardrail adds it again.
-	return tools.Result{Output: stripGuardNote(l.Output), IsError: l.IsError}
-}
-
-// stripGuardNote removes a trailing tool-loop guardrail annotation.
-func stripGuardNote(out string) string {
-	if !strings.HasSuffix(out, "]") {
-		return out
-	}
-	for _, label := range []string{"\n\n[Tool loop warning: ", "\n\n[Tool loop hard stop: "} {
-		if i := strings.LastIndex(out, label); i >= 0 {
-			return out[:i]
-		}
-	}
-	return out
+	return tools.Result{Output: tools.StripAnnotation(l.Output), IsError: l.IsError}
 }
