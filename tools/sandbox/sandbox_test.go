@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(Main(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == probeArg {
+		os.Exit(probeMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
