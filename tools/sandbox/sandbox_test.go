@@ -209,4 +209,15 @@ func BenchmarkStartup(b *testing.B) {
 			}
 		}
 	})
+	// Without the seccomp filter: the difference is what the filter
+	// costs a command.
+	sockets := newOrSkip(b, Config{Mode: WorkspaceWrite, Cwd: cwd, AllowUnixSockets: true})
+	b.Run("sandboxed-unix-sockets-allowed", func(b *testing.B) {
+		argv, _ := sockets.Wrap([]string{"/bin/sh", "-c", "true"}, cwd)
+		for b.Loop() {
+			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
