@@ -2,6 +2,7 @@ package app
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 
 	"talaria/loop"
@@ -30,6 +31,16 @@ func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, er
 	if mode == "" || mode == sandbox.Off {
 		return pol, nil
 	}
+	// The sandbox takes absolute paths only: a relative one would be
+	// resolved against each command's directory ($TALARIA_HOME=rel would
+	// protect nothing); a relative TMPDIR is refused by sandbox.New.
+	var err error
+	if home, err = filepath.Abs(home); err != nil {
+		return pol, usage("TALARIA_HOME: %v", err)
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return pol, usage("working directory: %v", err)
+	}
 	roots := make([]string, 0, len(cfg.Sandbox.WritableRoots))
 	for _, r := range cfg.Sandbox.WritableRoots {
 		abs, err := tools.ResolvePath(cwd, r)
@@ -38,7 +49,8 @@ func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, er
 		}
 		roots = append(roots, abs)
 	}
-	sb, err := sandbox.New(sandbox.Config{Mode: mode, Cwd: cwd, WritableRoots: roots, Protected: []string{home}, Network: cfg.Sandbox.Network})
+	sb, err := sandbox.New(sandbox.Config{Mode: mode, Cwd: cwd, WritableRoots: roots, Protected: []string{home},
+		Network: cfg.Sandbox.Network, AllowUnixSockets: cfg.Sandbox.AllowUnixSockets})
 	if err != nil {
 		return pol, usage("sandbox.mode %s: %v", mode, err)
 	}

@@ -22,6 +22,12 @@ type Sandbox struct {
 	WritableRoots []string `yaml:"writable_roots"`
 	// Network lets sandboxed commands use the network.
 	Network bool `yaml:"network"`
+	// AllowUnixSockets lets sandboxed commands make new Unix-domain
+	// sockets, and so reach the services that listen on one (tmux,
+	// ssh-agent, D-Bus, docker), and keeps the variables that point at
+	// them ($TMUX, $SSH_AUTH_SOCK, ...). Off by default: a seccomp filter
+	// refuses them.
+	AllowUnixSockets bool `yaml:"allow_unix_sockets"`
 }
 
 // SandboxModes lists the values of sandbox.mode and --sandbox.

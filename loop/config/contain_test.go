@@ -29,8 +29,19 @@ func TestContainKeys(t *testing.T) {
 	if Default().Sandbox.Mode != "off" {
 		t.Error("the sandbox is on by default")
 	}
-	o := Overrides{Sandbox: "read-only"}
+	if Default().Sandbox.AllowUnixSockets {
+		t.Error("Unix sockets are allowed by default")
+	}
 	c := Default()
+	if err := Parse([]byte("sandbox:\n  mode: read-only\n  allow_unix_sockets: true\n"), "c.yaml", &c); err != nil || !c.Sandbox.AllowUnixSockets {
+		t.Errorf("sandbox.allow_unix_sockets: %v %+v", err, c.Sandbox)
+	}
+	c = Default()
+	if err := Parse([]byte("sandbox:\n  allow_unix_socket: true\n"), "c.yaml", &c); err == nil || !strings.Contains(err.Error(), "sandbox.allow_unix_socket") {
+		t.Errorf("a misspelt allow_unix_sockets: %v", err)
+	}
+	o := Overrides{Sandbox: "read-only"}
+	c = Default()
 	if err := o.Apply(&c); err != nil || c.Sandbox.Mode != "read-only" {
 		t.Errorf("--sandbox: %v %q", err, c.Sandbox.Mode)
 	}

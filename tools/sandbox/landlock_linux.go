@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"syscall"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -30,11 +31,29 @@ func Probe() error {
 	return nil
 }
 
+// probeSeccomp reports why the helper could not refuse Unix sockets here
+// (no seccomp, or an architecture the filter library has no table for),
+// or nil when it can.
+func probeSeccomp() error {
+	if !seccomp.Supported() {
+		return fmt.Errorf("the sandbox refuses Unix sockets with a seccomp filter, and seccomp is unavailable on this kernel; set sandbox.allow_unix_sockets: true to run without it, or sandbox.mode: off")
+	}
+	fs, err := socketFilters()
+	for i := 0; err == nil && i < len(fs); i++ {
+		_, err = fs[i].Policy.Assemble()
+	}
+	if err != nil {
+		return fmt.Errorf("the sandbox cannot build its seccomp filter here (%v); set sandbox.allow_unix_sockets: true to run without it, or sandbox.mode: off", err)
+	}
+	return nil
+}
+
 // Main is the sandbox helper: args are the policy (JSON), "--" and the
 // command. It restricts itself with Landlock (writes only below the
 // policy's directories and to /dev; no TCP bind or connect unless the
-// network is allowed) and executes the command, which keeps the
-// restriction, as does everything it starts. It returns only on failure,
+// network is allowed) and, unless the policy allows Unix sockets, with a
+// seccomp filter that refuses new ones (see socketFilters), and executes
+// the command, which keeps the restrictions, as does everything it starts. It returns only on failure,
 // with exit status 126 (127 for a command not found).
 func Main(args []string) int {
 	if len(args) < 3 || args[1] != "--" {
@@ -82,6 +101,14 @@ func Main(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "talaria sandbox: Landlock:", err)
 		return 126
+	}
+	// The seccomp filter last, on this locked thread (and, TSYNC, on the
+	// others): nothing between it and exec needs a socket.
+	if !pol.UnixSockets {
+		if err := refuseUnixSockets(); err != nil {
+			fmt.Fprintln(os.Stderr, "talaria sandbox: seccomp:", err)
+			return 126
+		}
 	}
 	err = syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintln(os.Stderr, "talaria sandbox: exec:", err)

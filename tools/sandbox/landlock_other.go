@@ -18,3 +18,6 @@ func Main([]string) int {
 	fmt.Fprintln(os.Stderr, "talaria sandbox:", Probe())
 	return 126
 }
+
+// probeSeccomp reports that only Linux has the seccomp filter.
+func probeSeccomp() error { return Probe() }

@@ -1,7 +1,11 @@
 // Package sandbox runs commands under an OS sandbox: Linux Landlock
 // (github.com/landlock-lsm/go-landlock) restricts where the command's
 // whole process tree may write and whether it may open TCP connections,
-// and bubblewrap gives it mount, PID and network namespaces, so that
+// a seccomp filter (github.com/elastic/go-seccomp-bpf) refuses it new
+// Unix-domain sockets, through which it could ask a service outside the
+// sandbox (tmux, ssh-agent, D-Bus, docker) to act for it, and bubblewrap
+// gives it mount, PID and network namespaces: / is mounted read-only but
+// for the writable roots (Landlock does not cover chmod, chown or utimes),
 // .git directories and $TALARIA_HOME stay read-only inside a writable
 // working directory (Landlock alone cannot carve a folder out of a granted
 // one), nothing it starts outlives it, and with the network off it has
@@ -9,8 +13,9 @@
 //
 // The main process is never restricted: [Sandbox.Wrap] returns a command
 // line that starts bwrap, which starts the talaria executable again with
-// [HelperArg]; that helper ([Main]) applies Landlock to itself and then
-// executes the command, which inherits the restriction and cannot lift it.
+// [HelperArg]; that helper ([Main]) applies Landlock and the seccomp
+// filter to itself and then executes the command, which inherits the
+// restrictions and cannot lift them.
 package sandbox
 
 import (
@@ -70,6 +75,10 @@ type Config struct {
 	Protected []string
 	// Network lets commands use the network.
 	Network bool
+	// AllowUnixSockets lets commands make new Unix-domain sockets (and
+	// keeps the variables that point at them, see [SocketEnv]); without
+	// it the helper's seccomp filter refuses them.
+	AllowUnixSockets bool
 	// Executable is the program run as the helper; "" is this process's
 	// executable.
 	Executable string
@@ -88,8 +97,23 @@ type Sandbox struct {
 
 // policy is what the helper is told to enforce.
 type policy struct {
-	Write   []string `json:"write"`
-	Network bool     `json:"network"`
+	Write       []string `json:"write"`
+	Network     bool     `json:"network"`
+	UnixSockets bool     `json:"unix_sockets"`
+}
+
+// SocketEnv lists the environment variables that point commands at a
+// Unix socket of a service outside the sandbox (or, for DISPLAY, at the X
+// server's). Unless Unix sockets are allowed, they are removed from the
+// commands' environment: the sockets could not be reached anyway, and a
+// program told of one fails less clearly than one that was not.
+func SocketEnv() []string {
+	return []string{
+		"TMUX", "TMUX_PANE", "SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+		"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+		"DOCKER_HOST", "CONTAINER_HOST", "XDG_RUNTIME_DIR",
+		"WAYLAND_DISPLAY", "WAYLAND_SOCKET", "DISPLAY", "PULSE_SERVER",
+	}
 }
 
 // New checks that this system can sandbox (Landlock ABI, bubblewrap) and
@@ -100,6 +124,14 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox mode %q: use read-only or workspace-write", cfg.Mode)
 	}
 	if err := Probe(); err != nil {
+		return nil, err
+	}
+	if !cfg.AllowUnixSockets {
+		if err := probeSeccomp(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkAbsolute(cfg); err != nil {
 		return nil, err
 	}
 	bw, err := exec.LookPath("bwrap")
@@ -113,25 +145,56 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 	}
 	s := &Sandbox{cfg: cfg, bwrap: bw, exe: exe}
-	if cfg.Mode == WorkspaceWrite {
-		roots := []string{cfg.Cwd, "/tmp", os.Getenv("TMPDIR")}
-		roots = append(roots, cfg.WritableRoots...)
-		for _, r := range roots {
-			if r == "" {
-				continue
-			}
-			if real, err := filepath.EvalSymlinks(r); err == nil && !slices.Contains(s.writable, real) {
-				s.writable = append(s.writable, real)
-			}
+	if cfg.Mode != WorkspaceWrite {
+		return s, nil
+	}
+	// /tmp and $TMPDIR: shared scratch space, writable but not scanned.
+	scratch := map[string]bool{}
+	for i, r := range append([]string{"/tmp", os.Getenv("TMPDIR"), cfg.Cwd}, cfg.WritableRoots...) {
+		if r == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if i < 2 {
+			scratch[real] = true
+		}
+		if !slices.Contains(s.writable, real) {
+			s.writable = append(s.writable, real)
 		}
 	}
 	for _, root := range s.writable {
-		if root == "/tmp" || root == filepath.Clean(os.Getenv("TMPDIR")) {
-			continue // shared scratch space, not scanned
+		if !scratch[root] {
+			s.gitDirs = append(s.gitDirs, findGit(root)...)
 		}
-		s.gitDirs = append(s.gitDirs, findGit(root)...)
 	}
 	return s, nil
+}
+
+// checkAbsolute refuses a relative path where the sandbox needs a place:
+// the helper would resolve it against each command's own working
+// directory, so that TMPDIR=. would make whatever directory a command
+// runs in writable.
+func checkAbsolute(cfg Config) error {
+	if cfg.Cwd != "" && !filepath.IsAbs(cfg.Cwd) {
+		return fmt.Errorf("sandbox: the working directory %q is not an absolute path", cfg.Cwd)
+	}
+	for _, r := range cfg.WritableRoots {
+		if !filepath.IsAbs(r) {
+			return fmt.Errorf("sandbox.writable_roots: %q is not an absolute path", r)
+		}
+	}
+	for _, p := range cfg.Protected {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("sandbox: the protected path %q is not an absolute path", p)
+		}
+	}
+	if t := os.Getenv("TMPDIR"); cfg.Mode == WorkspaceWrite && t != "" && !filepath.IsAbs(t) {
+		return fmt.Errorf("TMPDIR=%s is a relative path: workspace-write lets commands write in $TMPDIR, and a relative one would make every directory a command runs in writable; set TMPDIR to an absolute path (or unset it) to use the sandbox", t)
+	}
+	return nil
 }
 
 // Mode returns the sandbox mode.
@@ -149,7 +212,7 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	pol, err := json.Marshal(policy{Write: s.writable, Network: s.cfg.Network})
+	pol, err := json.Marshal(policy{Write: s.writable, Network: s.cfg.Network, UnixSockets: s.cfg.AllowUnixSockets})
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +224,25 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 	if !s.cfg.Network {
 		out = append(out, "--unshare-net")
 	}
-	out = append(out, "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	if !s.cfg.AllowUnixSockets {
+		for _, v := range SocketEnv() {
+			out = append(out, "--unsetenv", v)
+		}
+	}
+	// / read-only (Landlock does not cover metadata: chmod, chown,
+	// utimes), a fresh /dev and /proc, then each writable root
+	// read-write, parents before children, then the protected paths
+	// read-only on top of them. A writable root removed since New is
+	// skipped (-try); a protected path that vanished fails the command.
+	// /dev and /proc come after the roots, so that not even a root of /
+	// brings back the host's.
+	out = append(out, "--ro-bind", "/", "/")
+	roots := slices.Clone(s.writable)
+	slices.SortStableFunc(roots, func(a, b string) int { return len(a) - len(b) })
+	for _, r := range roots {
+		out = append(out, "--bind-try", r, r)
+	}
+	out = append(out, "--dev", "/dev", "--proc", "/proc")
 	for _, p := range s.protected() {
 		out = append(out, "--ro-bind", p, p)
 	}
@@ -221,9 +302,17 @@ func findGit(root string) []string {
 
 // StoppedHint says, for the output of a failed sandboxed command, whether
 // the sandbox probably stopped it, and how to allow what it did; "" when
-// nothing in the output points at the sandbox.
+// nothing in the output points at the sandbox. A refused Unix socket is
+// told by its error, [SocketErrno] ("Address family not supported by
+// protocol").
 func (s *Sandbox) StoppedHint(output string) string {
 	low := strings.ToLower(output)
+	if !s.cfg.AllowUnixSockets && strings.Contains(low, "address family not supported") {
+		return "the sandbox refused it a Unix-domain socket (sandbox.allow_unix_sockets: false): commands may not connect to services outside the sandbox (tmux, ssh-agent, D-Bus, docker). To allow it, set sandbox.allow_unix_sockets: true, or run talaria with --sandbox off."
+	}
+	if !s.cfg.AllowUnixSockets && strings.Contains(low, "bad system call") {
+		return "the sandbox's seccomp filter ended it: it made a system call of another ABI (a 32-bit program) or one newer than the filter knows. To allow it, set sandbox.allow_unix_sockets: true (which drops the filter), or run talaria with --sandbox off."
+	}
 	fsDenied := strings.Contains(low, "permission denied") || strings.Contains(low, "read-only file system") || strings.Contains(low, "operation not permitted")
 	netWords := strings.Contains(low, "connect") || strings.Contains(low, "/dev/tcp") || strings.Contains(low, "socket") || strings.Contains(low, "network")
 	netDenied := !s.cfg.Network && (strings.Contains(low, "connection refused") || strings.Contains(low, "network is unreachable") ||

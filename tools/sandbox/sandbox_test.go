@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(Main(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == probeArg {
+		os.Exit(probeMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
@@ -200,6 +203,17 @@ func BenchmarkStartup(b *testing.B) {
 	})
 	b.Run("sandboxed", func(b *testing.B) {
 		argv, _ := s.Wrap([]string{"/bin/sh", "-c", "true"}, cwd)
+		for b.Loop() {
+			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Without the seccomp filter: the difference is what the filter
+	// costs a command.
+	sockets := newOrSkip(b, Config{Mode: WorkspaceWrite, Cwd: cwd, AllowUnixSockets: true})
+	b.Run("sandboxed-unix-sockets-allowed", func(b *testing.B) {
+		argv, _ := sockets.Wrap([]string{"/bin/sh", "-c", "true"}, cwd)
 		for b.Loop() {
 			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
 				b.Fatal(err)
