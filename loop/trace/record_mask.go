@@ -3,8 +3,8 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"talaria/loop"
@@ -93,7 +93,7 @@ func maskTraffic(m *loop.Masking, body string, cuts []int, skip func(path string
 	for _, path := range order {
 		edits = append(edits, maskGroup(m, groups[path])...)
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	return applyEdits(body, edits, cuts)
 }
 
@@ -215,7 +215,7 @@ func docValues(doc string, base int) []jsonValue {
 			if f.obj {
 				b.WriteString(f.tag + "." + f.key)
 			} else {
-				fmt.Fprintf(&b, "[%d]", f.n-1)
+				b.WriteString("[" + strconv.Itoa(f.n-1) + "]")
 			}
 		}
 		return b.String()
@@ -266,8 +266,8 @@ func docValues(doc string, base int) []jsonValue {
 			valueDone()
 		default:
 			valueStart()
-			if f != nil && f.obj && (f.key == "index" || strings.HasSuffix(f.key, "_index")) {
-				f.tag += fmt.Sprintf("#%s=%v", f.key, v)
+			if n, ok := v.(json.Number); ok && f != nil && f.obj && (f.key == "index" || strings.HasSuffix(f.key, "_index")) {
+				f.tag += "#" + f.key + "=" + string(n)
 			}
 			valueDone()
 		}
