@@ -70,13 +70,13 @@ func TestNoFileOrStreamHoldsAPlantedSecret(t *testing.T) {
 	srv := pt.New(t)
 	srv.Push(
 		pt.ToolCalls(pt.Call{Name: "terminal", Args: fmt.Sprintf(`{"command":"echo %s %s"}`, dbURL, maskedKey)}),
-		pt.Reply{Chunks: append([]string{
+		pt.Reply{Chunks: []string{
 			deltaChunk("The key is "),
 			deltaChunk(maskedKey + " whole. "),
 			deltaChunk("Split: " + first), // the key ends in the next delta
 			deltaChunk(second + " and the URL " + dbURL + " done."),
 			`{"id":"chatcmpl-mask","object":"chat.completion.chunk","created":1727346168,"model":"gpt-4.1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
-		})},
+		}},
 	)
 	record := filepath.Join(t.TempDir(), "run.jsonl")
 	secretEnv := []string{"OPENAI_API_KEY=" + maskedKey, "OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL}
