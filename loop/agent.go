@@ -299,27 +299,6 @@ func (a *Agent) Busy() bool {
 	return a.cur != nil
 }
 
-// Steer queues text to inject into the running turn before its next model
-// call and returns the steer's id, which steer.queued and steer.delivered
-// carry (0 when text is blank). Safe from any goroutine. When idle the
-// text waits for the next turn.
-func (a *Agent) Steer(text string) int {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return 0
-	}
-	a.mu.Lock()
-	a.steerSeq++
-	id := a.steerSeq
-	a.steer = append(a.steer, pendingSteer{id: id, text: text})
-	t := a.cur
-	a.mu.Unlock()
-	if t != nil {
-		t.emit(&SteerQueued{ID: id, Text: text})
-	}
-	return id
-}
-
 // takeSteer drains the pending steers: their texts joined with newlines,
 // and their ids.
 func (a *Agent) takeSteer() (string, []int) {

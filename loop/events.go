@@ -60,6 +60,7 @@ const (
 	TypeGuardrail         = "guardrail"
 	TypeSteerQueued       = "steer.queued"
 	TypeSteerDelivered    = "steer.delivered"
+	TypeSteerRefused      = "steer.refused"
 	TypeBudgetRefunded    = "budget.refunded"
 	TypeCompression       = "compression"
 	TypeTurnFinished      = "turn.finished"
@@ -231,6 +232,18 @@ type SteerDelivered struct {
 	Iteration int    `json:"iteration"`
 	// IDs are the steers delivered together (Text joins theirs).
 	IDs []int `json:"ids"`
+}
+
+// SteerRefused is emitted when a steer is not queued because the pending
+// steer text would exceed MaxPromptBytes (nothing of it is kept).
+type SteerRefused struct {
+	Header
+	// Bytes is the refused steer's length; PendingBytes that of the steer
+	// text already waiting; LimitBytes the cap.
+	Bytes        int    `json:"bytes"`
+	PendingBytes int    `json:"pending_bytes"`
+	LimitBytes   int    `json:"limit_bytes"`
+	Message      string `json:"message"`
 }
 
 // BudgetRefunded is emitted when an iteration is given back.

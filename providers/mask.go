@@ -77,12 +77,18 @@ func MaskText(s string) string {
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
 		s = userinfoRe.ReplaceAllStringFunc(s, func(m string) string {
 			sub := userinfoRe.FindStringSubmatch(m)
+			if strings.Contains(sub[2], maskedShape) {
+				return m // masked already: masking twice changes nothing
+			}
 			return sub[1] + MaskSecret(sub[2]) + "@"
 		})
 	}
 	if strings.Contains(s, "=") {
 		s = keyParamRe.ReplaceAllStringFunc(s, func(m string) string {
 			sub := keyParamRe.FindStringSubmatch(m)
+			if strings.Contains(sub[2], maskedShape) {
+				return m
+			}
 			return sub[1] + MaskSecret(sub[2])
 		})
 	}

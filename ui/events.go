@@ -127,6 +127,8 @@ func (m *Model) applyNotice(ev loop.Event) tea.Cmd {
 		m.onSteerQueued(e)
 	case *loop.SteerDelivered:
 		m.onSteerDelivered(e)
+	case *loop.SteerRefused:
+		m.notice(noticeWarn, e.Message)
 	case *loop.BudgetRefunded:
 		m.live.budget.refunds++
 		m.chromeDirty = true

@@ -76,9 +76,10 @@ type Session struct {
 	tools   *toolset
 	lease   *persist.Lease // this session's one-writer lease, while held
 	// mask hides the session's keys in what is printed (nil: only the
-	// generic shapes).
-	mask  *providers.Masker
-	trace *traceState
+	// generic shapes); masking is the same rules for the event pipeline.
+	mask    *providers.Masker
+	masking *loop.Masking
+	trace   *traceState
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -179,6 +180,11 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	s := &Session{Config: cfg, Backend: backend, Home: home, Cwd: cwd, Store: store, Notice: notice}
+	// One set of masking rules, before anything is written (talaria.log
+	// included): the event pipeline, the store, the recording, headless
+	// output.
+	s.masking = sessionMasking(cfg, backend, chain)
+	s.mask = s.masking.Masker()
 	history, err := s.openRecord(f)
 	if err != nil {
 		return nil, err
@@ -187,7 +193,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
-		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, newLogger(home))
+		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +214,6 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		History:       history,
 		Turns:         countTurns(history),
 		Tools:         ts.registry,
-		Store:         store,
-		Sink:          sink,
 		MaxIterations: cfg.Agent.MaxIterations,
 		MaxTokens:     backend.MaxTokens,
 		Retry: loop.RetryPolicy{
@@ -225,19 +229,23 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		BeforeTurn:           ts.beforeTurn,
 		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
-		Log:                  newLogger(home),
+		Log:                  s.log,
 	}
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
-	masker := sessionMasker(cfg, backend)
-	s.mask = masker
-	ss := &sessionStore{Store: store, m: masker, session: s.Record.ID}
-	opts.Sink, opts.Log, opts.Store = maskSink(masker, opts.Sink), maskLog(masker, opts.Log), ss
+	// Events go into the session's one pipeline (pipeline.go), declared
+	// below once its subscribers exist. Messages are saved through the
+	// store, not events: sessionStore masks them with the same rules.
+	events := &eventPipeline{}
+	ss := &sessionStore{Store: store, m: s.mask, session: s.Record.ID}
+	opts.Sink, opts.Store = events.emit, ss
 	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
 	s.wireCheckpoints(&opts, ss)
 	opts.ToolEnv = ts.env
-	if err := s.attachTrace(f, Timeouts(cfg.Agent), &opts); err != nil {
+	tr, err := s.attachTrace(f, Timeouts(cfg.Agent), &opts)
+	if err != nil {
 		return nil, err
 	}
+	events.declare(s.masking, tr.timeline, tr.recorded, sink)
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	return s, nil

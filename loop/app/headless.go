@@ -177,7 +177,9 @@ func ApplyCommand(a *loop.Agent, line string) error {
 		if arg == "" {
 			return fmt.Errorf("/steer needs text: /steer TEXT")
 		}
-		a.Steer(arg)
+		if _, err := a.TrySteer(arg); err != nil {
+			return err
+		}
 	case "/queue":
 		if arg == "" {
 			return fmt.Errorf("/queue needs text: /queue TEXT")

@@ -106,8 +106,11 @@ func (s *Session) restorePrompt() error {
 	return nil
 }
 
+// log appends a line to talaria.log, masked with the session's rules:
+// every line the session logs (the loop's, the tools' and MCP servers',
+// its own) comes through here.
 func (s *Session) log(line string) {
-	newLogger(s.Home)(line)
+	newLogger(s.Home)(s.mask.Mask(line))
 }
 
 // storeSearcher adapts the store's full-text search to session_search.

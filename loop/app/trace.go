@@ -58,31 +58,41 @@ func (st *traceState) memTimeline(turn int) (*trace.Log, error) {
 	return nil, fmt.Errorf("no timeline for turn %d", turn)
 }
 
-// attachTrace puts the timeline, the exporter and the recorder in front of
-// the session's sink, store and transports.
-func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options) error {
+// traceSubscribers are the event pipeline's subscribers attachTrace makes:
+// the timeline (span log and OTLP export) and the recorder (nil without
+// --record).
+type traceSubscribers struct {
+	timeline, recorded loop.Sink
+}
+
+// attachTrace builds the timeline, the exporter and the recorder: their
+// event subscribers go into the pipeline (they see masked events); the
+// recorder also wraps the session's store (tool results) and transports
+// (raw provider traffic), which it masks where it writes them.
+func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options) (traceSubscribers, error) {
+	var subs traceSubscribers
 	st := &traceState{}
 	tl := trace.NewTimeline(s.Record.ID, s.saveSpans)
 	endpoint, err := s.Config.Telemetry.Endpoint(os.Getenv)
 	if err != nil {
-		return &UsageError{Err: err}
+		return subs, &UsageError{Err: err}
 	}
 	if endpoint != "" {
 		exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: endpoint, LogContent: s.Config.Telemetry.LogContent, Version: f.Version})
 		if err != nil {
-			return &UsageError{Err: err}
+			return subs, &UsageError{Err: err}
 		}
 		st.exporter = exp
 		tl.Listen(exp.Export)
 	}
-	opts.Sink = tl.Wrap(opts.Sink)
+	subs.timeline = tl.Wrap(nil)
 	if f.Record != "" {
-		rec, err := trace.NewRecorder(f.Record, s.recordHeader(f, opts), secretValues(opts.Chain))
+		rec, err := trace.NewRecorder(f.Record, s.recordHeader(f, opts), secretValues(opts.Chain), s.masking)
 		if err != nil {
-			return &UsageError{Err: err}
+			return subs, &UsageError{Err: err}
 		}
 		st.recorder = rec
-		opts.Sink = rec.Wrap(opts.Sink)
+		subs.recorded = rec.Wrap(nil)
 		opts.Store = rec.WrapStore(opts.Store)
 		opts.NewTransport = func(b providers.Backend, key string) (loop.Transport, error) {
 			rec.AddSecret(key)
@@ -92,7 +102,7 @@ func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options
 		}
 	}
 	s.trace = st
-	return nil
+	return subs, nil
 }
 
 // close flushes the exporter (at most otlp.FlushTimeout) and closes the

@@ -42,16 +42,21 @@ type Recorder struct {
 	err     error
 	calls   map[string]providers.ToolCall // id → the assistant's call
 	failed  map[string]bool               // id → the tool reported an error
+	// mask, when set, masks every line as it is written (record_mask.go).
+	mask *loop.Masking
 }
 
 // NewRecorder creates path and writes the header. secrets are the key
-// values to redact wherever they appear.
-func NewRecorder(path string, h Header, secrets []string) (*Recorder, error) {
+// values to redact wherever they appear; mask (nil: none) masks every line
+// written with the session's rules (URL credentials, key shapes, a key
+// split across streamed values).
+func NewRecorder(path string, h Header, secrets []string, mask *loop.Masking) (*Recorder, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
 	r := newRecorder(f, f, secrets)
+	r.mask = mask
 	h.Type, h.Version = "header", RecordVersion
 	if h.Created.IsZero() {
 		h.Created = time.Now().UTC()
@@ -116,9 +121,17 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
-// write appends one line; the caller holds no lock.
+// write appends one line, masked; the caller holds no lock. It is the
+// recorder's one write point.
 func (r *Recorder) write(v any) {
+	if l, ok := v.(Line); ok && r.mask != nil && len(l.Chunks) > 0 {
+		l.Chunks = maskChunks(r.mask, l.Chunks)
+		v = l
+	}
 	b, err := json.Marshal(v)
+	if err == nil && r.mask != nil {
+		b = maskRecordLine(r.mask, b)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil || r.w == nil {
