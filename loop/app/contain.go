@@ -3,9 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"slices"
 
-	"talaria/loop"
 	"talaria/loop/config"
 	"talaria/persist"
 	"talaria/providers"
@@ -56,34 +54,6 @@ func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, er
 	}
 	pol.Sandbox = sb
 	return pol, nil
-}
-
-// sessionMasker masks the session's key values (those of the primary and
-// of every configured key variable), URL userinfo and key-shaped tokens.
-func sessionMasker(cfg config.Config, backend config.Backend) *providers.Masker {
-	secrets := slices.Clone(backend.APIKeys)
-	for _, n := range cfg.KeyEnvNames() {
-		if v := os.Getenv(n); v != "" {
-			secrets = append(secrets, v)
-		}
-	}
-	return providers.NewMasker(secrets...)
-}
-
-// maskSink masks every string of each event before sink sees it.
-func maskSink(m *providers.Masker, sink loop.Sink) loop.Sink {
-	if sink == nil {
-		return nil
-	}
-	return func(e loop.Event) {
-		m.MaskStrings(e)
-		sink(e)
-	}
-}
-
-// maskLog masks each log line.
-func maskLog(m *providers.Masker, log func(string)) func(string) {
-	return func(line string) { log(m.Mask(line)) }
 }
 
 // sessionStore is the store the session's agent writes through: it masks
