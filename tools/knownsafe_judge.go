@@ -30,6 +30,9 @@ import (
 // changes no file that exists. A line the parser cannot read is not
 // known safe.
 func KnownSafeCommand(cmd, dir string) (bool, string) {
+	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "+") {
+		return false, "bash -c would take the command for its own options"
+	}
 	f, err := parseShell(cmd)
 	if err != nil {
 		return false, "the command cannot be parsed: " + err.Error()
@@ -37,7 +40,7 @@ func KnownSafeCommand(cmd, dir string) (bool, string) {
 	if len(f.Stmts) == 0 {
 		return false, "the command is empty"
 	}
-	j := &safeJudge{dir: dir, moved: changesDir(f)}
+	j := &safeJudge{src: cmd, dir: dir, moved: changesDir(f)}
 	if why := j.stmts(f.Stmts); why != "" {
 		return false, why
 	}
@@ -46,6 +49,8 @@ func KnownSafeCommand(cmd, dir string) (bool, string) {
 
 // safeJudge walks a parsed command line for KnownSafeCommand.
 type safeJudge struct {
+	// src is the line.
+	src string
 	// dir is where the line starts; "" when unknown.
 	dir string
 	// moved: the line changes directory somewhere (cd, pushd, popd), so
@@ -191,7 +196,7 @@ func (j *safeJudge) call(c *syntax.CallExpr) string {
 
 // assign judges NAME=VALUE (before a command, alone, or in declare).
 func (j *safeJudge) assign(as *syntax.Assign) string {
-	if as.Name == nil {
+	if as.Name == nil || !syntax.ValidName(as.Name.Value) {
 		return "an assignment the classifier does not know"
 	}
 	if !harmlessVariable(as.Name.Value) {
@@ -258,7 +263,11 @@ func (j *safeJudge) parts(ps []syntax.WordPart) string {
 	for _, p := range ps {
 		var why string
 		switch p := p.(type) {
-		case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.ExtGlob:
+			// bash reads @(…) as a glob only with extglob set; without
+			// it, as a syntax error.
+			why = "an extended glob, which bash reads only with extglob set"
 		case *syntax.DblQuoted:
 			why = j.parts(p.Parts)
 		case *syntax.ParamExp:
@@ -409,6 +418,13 @@ func (j *safeJudge) redirect(r *syntax.Redirect) string {
 	}
 	if why := j.word(r.Word); why != "" {
 		return why
+	}
+	if r.Word != nil {
+		// ">0>f": bash takes the 0 for the descriptor of the next
+		// redirection (a syntax error) where the parser reads a target.
+		if end := int(r.Word.End().Offset()); end < len(j.src) && (j.src[end] == '<' || j.src[end] == '>') && isDigits(readWord(r.Word).lit) {
+			return "a redirection bash reads differently"
+		}
 	}
 	if why := j.word(r.Hdoc); why != "" {
 		return why
@@ -586,6 +602,11 @@ func (j *safeJudge) wrapper(name string, spec []string, rest []*syntax.Word, ext
 		}
 		i++
 		if takes {
+			// One field, known: a glob or an unquoted expansion could
+			// spread into the command.
+			if i >= len(rest) || !readWord(rest[i]).static {
+				return "the value of " + name + " " + a + " is not known before it runs"
+			}
 			i++
 		}
 	}

@@ -13,11 +13,16 @@ import (
 const maxParsedCommand = 64 << 10
 
 // parseShell parses cmd as the terminal tool's bash -c will read it, with
-// mvdan.cc/sh's bash parser. A line longer than maxParsedCommand is an
-// error.
+// mvdan.cc/sh's bash parser. A line longer than maxParsedCommand, or one
+// holding a NUL byte, is an error.
 func parseShell(cmd string) (*syntax.File, error) {
 	if len(cmd) > maxParsedCommand {
 		return nil, errors.New("command too long to check")
+	}
+	if strings.IndexByte(cmd, 0) >= 0 {
+		// No argument of bash -c can hold one: what bash would read is
+		// not this line.
+		return nil, errors.New("the command holds a NUL byte")
 	}
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 }
