@@ -39,9 +39,10 @@ const noOperands = -1
 // name of the command word) whose calls run without asking in the
 // sandbox in ask mode, each with the options and operands that would
 // make it write, delete or run something. A program not listed here is
-// not known safe and asks. Each entry was checked against the program's
-// whole documented option set (GNU coreutils, findutils, grep, sed and
-// gawk, git, go, ripgrep, fd, jq, tree, file). Test runners and build
+// not known safe and asks. The options denied are those the program's
+// documentation (GNU coreutils, findutils, grep, sed and gawk, git, go,
+// ripgrep, fd, jq, tree, file) gives for writing a file or running a
+// program; a later version that adds one must be added here. Test runners and build
 // tools (go test, go build, make, npm, cargo, pytest) are deliberately
 // absent: they run the project's own code, which can delete anything the
 // sandbox lets it write. Interpreters and shells (sh -c, python -c, node
@@ -61,7 +62,9 @@ var knownSafePrograms = map[string]safeRule{
 	"cd": {anyArgs: true}, "pushd": {anyArgs: true}, "popd": {anyArgs: true}, "dirs": {anyArgs: true},
 	"exit": {anyArgs: true}, "return": {anyArgs: true}, "break": {anyArgs: true}, "continue": {anyArgs: true},
 	"shift": {anyArgs: true}, "wait": {anyArgs: true},
-	// printf -v NAME sets a variable (PATH, say) instead of printing.
+	// printf -v NAME sets a variable (PATH, say) instead of printing;
+	// safeJudge lets printf through when its first word is a known
+	// format.
 	"printf": {denyShort: "v"},
 	// test -v NAME[SUBSCRIPT] evaluates the subscript, which can run a
 	// command substitution.

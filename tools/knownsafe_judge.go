@@ -502,6 +502,16 @@ func (j *safeJudge) program(words []*syntax.Word, extra bool) string {
 	if name == "test" || name == "[" {
 		return testWords(words[1:])
 	}
+	if name == "printf" {
+		// Options stand only before the format: its words after are
+		// printed, whatever they hold.
+		if len(words) > 1 {
+			if w := readWord(words[1]); !w.noOption || strings.HasPrefix(w.lit, "-v") {
+				return "printf's first word is an option or not known before it runs (-v sets a variable)"
+			}
+		}
+		return ""
+	}
 	rule, ok := knownSafePrograms[name]
 	if !ok {
 		return name + " is not on the known-safe list"
