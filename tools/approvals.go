@@ -133,8 +133,9 @@ type Approver struct {
 	// directory) always ask, in every mode but yolo.
 	Home string
 	// Sandboxed says that terminal and process commands run under an OS
-	// sandbox: non-destructive ones then run without asking in the ask
-	// and auto-edit modes.
+	// sandbox: those KnownSafeCommand accepts (every part parsed and on
+	// the known-safe list) then run without asking in the ask and
+	// auto-edit modes; any other command still asks.
 	Sandboxed bool
 
 	mu       sync.Mutex
@@ -190,8 +191,8 @@ const (
 	// classClaimedReadOnly is a registry tool (MCP) that says it is
 	// read-only: allowed without asking in the auto-edit mode.
 	classClaimedReadOnly
-	// classSandboxed is a command that runs under the OS sandbox: allowed
-	// without asking unless it is destructive.
+	// classSandboxed is a known-safe command that runs under the OS
+	// sandbox: allowed without asking.
 	classSandboxed
 	// classInvalid is a call whose arguments the tool would refuse.
 	classInvalid
@@ -222,7 +223,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		return true, Result{}
 	case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
 		return true, Result{}
-	case class == classSandboxed && !req.Destructive:
+	case class == classSandboxed:
 		return true, Result{}
 	}
 	if !req.NoSessionScope && a.isAllowed(key) {

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -57,7 +58,7 @@ func (a *Approver) classify(toolName, args string) verdict {
 		if cmd == "" {
 			return invalid(fmt.Errorf("argument \"command\" is required"))
 		}
-		return a.commandVerdict(v, cmd, bool(ta.Background))
+		return a.commandVerdict(v, cmd, a.commandDir(ta.Workdir), bool(ta.Background))
 	case "process":
 		var pa processArgs
 		if err := decodeArgs(raw, &pa); err != nil {
@@ -110,27 +111,55 @@ func (a *Approver) classify(toolName, args string) verdict {
 	return v
 }
 
-// commandVerdict classifies the shell command cmd of terminal. A
-// destructive command, or one that does not parse (an unclosed quote), is
-// never allowed for the session, so the allow-list holds only exact,
-// parsed, non-empty commands.
-func (a *Approver) commandVerdict(v verdict, cmd string, background bool) verdict {
+// commandVerdict classifies the shell command cmd of terminal, run in
+// the directory dir ("" when unknown). A destructive command (a write
+// that creates a file in dir is not one), or one that does not parse, is
+// never allowed for the session, so the allow-list
+// holds only exact, parsed, non-empty commands. In the sandbox, a command
+// KnownSafeCommand accepts is classSandboxed (it runs without asking);
+// any other asks, with the reason in the summary.
+func (a *Approver) commandVerdict(v verdict, cmd, dir string, background bool) verdict {
 	v.req.Summary = "Run: " + clip(cmd, 300)
 	if background {
 		v.req.Summary = "Run in the background: " + clip(cmd, 300)
 	}
-	if ok, why := IsDestructiveCommand(cmd); ok {
+	if ok, why := destructiveIn(cmd, dir); ok {
 		v.req.Destructive, v.req.NoSessionScope = true, true
 		v.req.Summary += " [destructive: " + why + "]"
 	}
-	if !shellQuotesBalanced(cmd) {
+	if _, err := parseShell(cmd); err != nil {
 		v.req.NoSessionScope = true
 	}
 	if a.Sandboxed {
-		v.class = classSandboxed
+		if safe, why := KnownSafeCommand(cmd, dir); safe && !v.req.Destructive {
+			v.class = classSandboxed
+		} else if !v.req.Destructive {
+			v.req.Summary += " [not known safe: " + clip(why, 200) + "]"
+		}
 	}
 	v.key = "terminal: " + cmd
 	return v
+}
+
+// commandDir is the directory a terminal call with the workdir argument
+// runs in, as the tool resolves it; "" when it cannot be known.
+func (a *Approver) commandDir(workdir string) string {
+	base := a.Cwd
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return ""
+		}
+		base = wd
+	}
+	if strings.TrimSpace(workdir) == "" {
+		return base
+	}
+	d, err := ResolvePath(base, workdir)
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // editVerdict classifies a write of paths: classEdit with the key
@@ -164,28 +193,4 @@ func (a *Approver) editVerdict(v verdict, paths []string) verdict {
 		}
 	}
 	return v
-}
-
-// shellQuotesBalanced reports whether every single and double quote of
-// cmd is closed (backslash escapes honoured outside single quotes).
-func shellQuotesBalanced(cmd string) bool {
-	var quote byte
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			}
-		case c == '\\':
-			i++
-		case quote == '"':
-			if c == '"' {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		}
-	}
-	return quote == 0
 }

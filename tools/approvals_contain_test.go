@@ -173,20 +173,22 @@ func TestApprovalReadOnlyMode(t *testing.T) {
 	}
 }
 
-// TestApprovalSandboxedCommands: inside the sandbox a non-destructive
-// command runs without asking in ask and auto-edit; a destructive one
-// still asks; without the sandbox both ask.
+// TestApprovalSandboxedCommands: inside the sandbox a known-safe command
+// runs without asking in ask and auto-edit; a destructive one, and one not
+// known safe (a test runner runs the project's code), still ask; without
+// the sandbox all ask.
 func TestApprovalSandboxedCommands(t *testing.T) {
 	for _, sandboxed := range []bool{false, true} {
 		for _, mode := range []ApprovalMode{ApprovalAsk, ApprovalAutoEdit} {
 			rp := &recordingPrompt{d: ApprovalDecision{Allow: true}}
 			a := NewApprover(mode, rp.prompt)
-			a.Sandboxed = sandboxed
+			a.Sandboxed, a.Cwd = sandboxed, t.TempDir()
+			a.Check(context.Background(), "terminal", `{"command":"ls -la"}`)
 			a.Check(context.Background(), "terminal", `{"command":"go test ./..."}`)
 			a.Check(context.Background(), "terminal", `{"command":"rm -rf build"}`)
-			want := 2
+			want := 3
 			if sandboxed {
-				want = 1
+				want = 2
 			}
 			if rp.count() != want {
 				t.Errorf("sandboxed=%v %s: asked %d, want %d", sandboxed, mode, rp.count(), want)

@@ -50,6 +50,12 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 		{1, `{"path":"a.txt","Patch":` + v4a("*** Add File: ../outside/x\n+x") + `}`},
 		{2, `{"command":"ls"}`},
 		{2, `{"Command":"rm -rf ../outside"}`},
+		{2, `{"command":"echo x > a.txt"}`},
+		{2, `{"command":"echo x > new.txt"}`},
+		{2, `{"command":"awk 'BEGIN{system(\"rm -f a.txt\")}'"}`},
+		{2, `{"command":"env -S \"rm -rf ../outside\""}`},
+		{2, `{"command":"cat a.txt | wc -l","workdir":"."}`},
+		{2, `{"command":"echo x > keep","workdir":"../outside"}`},
 		{3, `{"action":"list"}`},
 		{3, `{"Action":"kill","id":"proc_1"}`},
 		{3, `{"action":" KILL ","id":"proc_1"}`},
@@ -85,8 +91,12 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 				case tool == "terminal" && !(sandboxed && mode != ApprovalReadOnly):
 					t.Fatalf("%s sandboxed=%v: command allowed unasked: %s", mode, sandboxed, args)
 				case tool == "terminal":
-					if d, _ := IsDestructiveCommand(lenient.command); d {
+					dir := a.commandDir(lenient.workdir)
+					if d, _ := destructiveIn(lenient.command, dir); d {
 						t.Fatalf("destructive command allowed unasked in the sandbox: %s", args)
+					}
+					if ok, why := KnownSafeCommand(lenient.command, dir); !ok {
+						t.Fatalf("a command not known safe (%s) allowed unasked in the sandbox: %s", why, args)
 					}
 				case tool == "write_file" || tool == "patch":
 					if mode != ApprovalAutoEdit {
@@ -130,6 +140,7 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 type lenientCall struct {
 	paths   []string
 	command string
+	workdir string
 	kill    bool
 }
 
@@ -156,7 +167,7 @@ func lenientView(tool, args string) lenientCall {
 	case "terminal":
 		var a terminalArgs
 		_ = json.Unmarshal(raw, &a)
-		out.command = a.Command
+		out.command, out.workdir = a.Command, a.Workdir
 	case "process":
 		var m map[string]any
 		_ = json.Unmarshal(raw, &m)

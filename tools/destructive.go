@@ -2,8 +2,9 @@ package tools
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // destructiveCommands are commands that delete, move or overwrite files
@@ -19,16 +20,13 @@ var commandWrappers = map[string]bool{
 	"sudo": true, "doas": true, "env": true, "nohup": true, "time": true, "nice": true,
 	"ionice": true, "command": true, "exec": true, "xargs": true, "stdbuf": true,
 	"timeout": true, "builtin": true, "busybox": true, "chronic": true,
+	// Wrappers that change what the kernel lets the command do.
+	"strace": true, "ltrace": true, "unshare": true, "chroot": true, "setpriv": true,
+	"nsenter": true, "capsh": true, "runuser": true, "firejail": true, "proot": true,
 	// Shell keywords that can precede a command.
 	"if": true, "then": true, "else": true, "elif": true, "do": true,
 	"while": true, "until": true, "!": true,
 }
-
-// Whole-command patterns that the word-level checks cannot see.
-var (
-	pipeToShellRe = regexp.MustCompile(`\b(curl|wget|fetch)\b[^|;&]*\|\s*(sudo\s+)?(env\s+)?(ba|z|da|k|fi)?sh\b`)
-	forkBombRe    = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\s*\(\)\s*\{[^}]*\|[^}]*&[^}]*\}\s*;`)
-)
 
 // maxShellNesting is how deep IsDestructiveCommand follows scripts given
 // to sh -c or eval; a deeper one counts as destructive.
@@ -36,46 +34,78 @@ const maxShellNesting = 8
 
 // IsDestructiveCommand reports whether the shell command line cmd may
 // destroy data, and why. It is the heuristic of Hermes, applied to every
-// simple command of the line (after ;, &&, ||, |, &, $( and backticks, and
-// behind wrappers such as sudo, env or xargs) and, recursively, to the
-// script of sh/bash/zsh/dash/ksh/fish -c and to the arguments of eval: rm,
-// rmdir, cp, install, mv, truncate, dd, shred, sed -i, perl -i, rsync
-// --delete, git reset|clean|checkout|restore, git push --force (or a
-// +refspec, a deletion), find -delete or -exec rm, chmod/chown -R, mkfs,
-// tee without -a, any sudo, a command name written in ANSI-C quotes
-// ($'\x72m'), an overwriting redirect (> or >|, not >>, nor to /dev/null),
-// a download piped into a shell, and a fork bomb. It errs on the side of
-// yes.
+// simple command of the line as mvdan.cc/sh parses it (in lists, pipes,
+// subshells, loops, command and process substitutions, behind wrappers
+// such as sudo, env, xargs or strace) and, recursively, to the script of
+// sh/bash/zsh/dash/ksh/fish -c, of env -S, of a here-string or
+// here-document fed to a shell, and to the arguments of eval: rm, rmdir,
+// cp, install, mv, truncate, dd, shred, sed -i, perl -i, rsync --delete,
+// git reset|clean|checkout|restore|checkout-index|read-tree -u|switch -f,
+// git push --force (or a +refspec, a deletion), git -c alias.x='!…', find
+// -delete, -exec rm or -fprint, chmod/chown -R or a mode such as 0 or 777,
+// mkfs, tee without -a, sort -o, ln -f, tar -x, curl -o, wget -O, awk
+// system(), any sudo, a command name made by an expansion or written in
+// ANSI-C quotes ($'\x72m'), an overwriting redirect (> or >|, not >>, nor
+// to /dev/null), anything piped into a shell, and a fork bomb. A line that
+// does not parse counts as destructive. It errs on the side of yes; it is
+// what marks a request destructive in the approval dialog. Inside the
+// sandbox the approver asks the inverse question (KnownSafeCommand).
 func IsDestructiveCommand(cmd string) (bool, string) {
-	why := destructiveLine(cmd, 0)
+	why := destructiveLine(cmd, 0, "")
+	return why != "", why
+}
+
+// destructiveIn is IsDestructiveCommand for a line run in dir: an
+// overwriting redirect or tee of a file that does not exist there yet
+// creates it and is not destructive.
+func destructiveIn(cmd, dir string) (bool, string) {
+	why := destructiveLine(cmd, 0, dir)
 	return why != "", why
 }
 
 // destructiveLine is IsDestructiveCommand for a script nested depth levels
-// deep in sh -c or eval; it returns why, or "".
-func destructiveLine(cmd string, depth int) string {
+// deep in sh -c or eval, run in dir ("" unknown); it returns why, or "".
+func destructiveLine(cmd string, depth int, dir string) string {
 	if depth > maxShellNesting {
 		return "shell scripts nested too deep to check"
 	}
-	if m := pipeToShellRe.FindStringSubmatch(cmd); m != nil {
-		return m[1] + " piped into a shell"
+	f, err := parseShell(cmd)
+	if err != nil {
+		return "it cannot be parsed as a shell command"
 	}
-	if forkBombRe.MatchString(cmd) {
-		return "fork bomb"
+	if dir != "" && changesDir(f) {
+		dir = "" // a relative path no longer lands below dir
 	}
-	if why := destructiveShape(cmd); why != "" {
-		return why
-	}
-	segs, redirect := shellSegments(cmd)
-	for _, sg := range segs {
-		if why := destructiveWords(sg, depth); why != "" {
-			return why
+	why, redirect := "", ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if why != "" {
+			return false
 		}
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			for _, r := range n.Redirs {
+				if t := overwriteTarget(r, dir); t != "" && redirect == "" {
+					redirect = t
+				}
+			}
+			if c, ok := n.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+				why = destructiveWords(callSegment(c, n.Redirs, dir), depth)
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				why = pipedInto(n, depth)
+			}
+		case *syntax.FuncDecl:
+			if isForkBomb(n) {
+				why = "fork bomb"
+			}
+		}
+		return why == ""
+	})
+	if why == "" && redirect != "" {
+		why = "overwriting redirect > " + redirect
 	}
-	if redirect != "" {
-		return "overwriting redirect > " + redirect
-	}
-	return ""
+	return why
 }
 
 // destructiveWords checks one simple command, given as its words; depth
@@ -100,12 +130,26 @@ func destructiveWords(sg segment, depth int) string {
 			if b := path.Base(w); b == "sudo" || b == "doas" {
 				sudo = b
 			}
+			b := path.Base(w)
 			i++
 			// Skip the wrapper's options and their values (a guess: an
 			// option followed by a non-option word takes it for nice -n 5,
-			// timeout 10 and the like).
+			// timeout 10 and the like; strace's and ltrace's values are
+			// known).
 			for i < len(words) && (strings.HasPrefix(words[i], "-") || isNumber(words[i])) {
+				if why := wrapperOptionWhy(b, words[i:], depth, sg.dir); why != "" {
+					return why
+				}
+				if b == "command" && (words[i] == "-v" || words[i] == "-V") {
+					return sudo // command -v only says what the name is
+				}
+				if (b == "strace" || b == "ltrace") && len(words[i]) == 2 && strings.ContainsRune("eopsuEabIOSPX", rune(words[i][1])) {
+					i++
+				}
 				i++
+			}
+			if b == "chroot" && i < len(words) {
+				i++ // the new root
 			}
 			continue
 		}
@@ -123,13 +167,15 @@ func destructiveWords(sg segment, depth int) string {
 		return name
 	case strings.HasPrefix(name, "mkfs"):
 		return name
-	case strings.HasPrefix(words[i], "$") || strings.HasPrefix(name, "-"):
-		// "$x -rf /", "${X}"; a segment starting with an option is what
-		// follows a command word made by $(…) or `…`.
+	case sg.dynamic[i]:
+		// "$x -rf /", "${X}", "$(echo rm) -rf".
 		return "command name from a variable or substitution"
 	case name == "perl" && perlInPlace(args):
 		return "perl -i"
 	case isInterpreter(name):
+		if sg.procSubst {
+			return "process substitution run by a shell or interpreter"
+		}
 		if why := inlineCode(name, args); why != "" {
 			return why
 		}
@@ -152,6 +198,9 @@ func destructiveWords(sg segment, depth int) string {
 			if a == "-delete" {
 				return "find -delete"
 			}
+			if (a == "-fprint" || a == "-fprint0" || a == "-fprintf" || a == "-fls") && j+1 < len(args) && !isDevNull(args[j+1]) {
+				return "find " + a + " (overwrites " + args[j+1] + ")"
+			}
 			if (a == "-exec" || a == "-execdir" || a == "-ok") && j+1 < len(args) {
 				if why := destructiveWords(sg.from(i+2+j), depth); why != "" {
 					return "find -exec " + why
@@ -163,19 +212,33 @@ func destructiveWords(sg segment, depth int) string {
 			return name + " -R"
 		}
 		for _, a := range args {
-			switch a {
-			case "777", "a+rwx", "0777", "000", "0000", "a-rwx", "ugo-rwx":
+			switch {
+			case a == "777", a == "a+rwx", a == "0777", a == "a-rwx", a == "ugo-rwx", a == "a=", a == "ugo=",
+				name == "chmod" && isDigits(a) && strings.Trim(a, "0") == "":
 				return name + " " + a
 			}
 		}
-	case isShell(name):
-		if script, ok := shellScript(args); ok {
-			if why := destructiveLine(script, depth+1); why != "" {
+	case isShell(name) || name == "source" || name == ".":
+		if sg.procSubst {
+			return "process substitution run by a shell or interpreter"
+		}
+		if k, ok := shellScript(args); ok {
+			if sg.dynamic[i+1+k] {
+				return "a script made by a substitution"
+			}
+			if why := destructiveLine(args[k], depth+1, sg.dir); why != "" {
 				return name + " -c: " + why
+			}
+		} else if isShell(name) && (sg.stdin != "" || sg.stdinDynamic) {
+			if sg.stdinDynamic {
+				return name + " reading a script made by a substitution"
+			}
+			if why := destructiveLine(sg.stdin, depth+1, sg.dir); why != "" {
+				return name + " <<<: " + why
 			}
 		}
 	case name == "eval":
-		if why := destructiveLine(strings.Join(args, " "), depth+1); why != "" {
+		if why := destructiveLine(strings.Join(args, " "), depth+1, sg.dir); why != "" {
 			return "eval: " + why
 		}
 	case name == "rsync":
@@ -185,10 +248,14 @@ func destructiveWords(sg segment, depth int) string {
 			}
 		}
 	case name == "tee" && !hasFlag(args, "-a", "--append"):
-		for _, a := range args {
-			if !strings.HasPrefix(a, "-") && !isDevNull(a) {
+		for k, a := range args {
+			if !strings.HasPrefix(a, "-") && !isDevNull(a) && (sg.dynamic[i+1+k] || sg.dir == "" || !createsFile(sg.dir, a)) {
 				return "tee (overwrites " + a + ")"
 			}
+		}
+	default:
+		if why := destructiveMore(sg, i, depth); why != "" {
+			return why
 		}
 	}
 	if sudo != "" {
@@ -201,6 +268,11 @@ func destructiveWords(sg segment, depth int) string {
 func gitSubcommand(args []string) string {
 	for j := 0; j < len(args); j++ {
 		a := args[j]
+		if a == "-c" && j+1 < len(args) {
+			if k, v, _ := strings.Cut(args[j+1], "="); strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(strings.TrimSpace(v), "!") {
+				return "-c alias running a shell command"
+			}
+		}
 		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
 			j++
 			continue
@@ -209,8 +281,16 @@ func gitSubcommand(args []string) string {
 			continue
 		}
 		switch a {
-		case "reset", "clean", "checkout", "restore":
+		case "reset", "clean", "checkout", "restore", "checkout-index":
 			return a
+		case "switch":
+			if hasFlag(args[j+1:], "-f", "--force", "--discard-changes", "-C", "--force-create") {
+				return "switch --force"
+			}
+		case "read-tree":
+			if hasFlag(args[j+1:], "-u", "--reset") {
+				return "read-tree -u"
+			}
 		case "rm":
 			if hasFlag(args[j+1:], "-r", "-f", "--force") {
 				return "rm -r"
@@ -279,20 +359,20 @@ func isShell(name string) bool {
 	return false
 }
 
-// shellScript returns the script a shell's arguments run with -c: the
-// first operand after options that include c (alone or bundled, as in
+// shellScript returns the index in args of the script a shell runs with
+// -c: the first operand after options that include c (alone or bundled, as in
 // -ec or -lc). Options that take a value (-o opt, -O opt, --rcfile f) are
 // skipped with it.
-func shellScript(args []string) (string, bool) {
+func shellScript(args []string) (int, bool) {
 	dashC := false
 	for j := 0; j < len(args); j++ {
 		a := args[j]
 		switch {
 		case a == "--":
 			if dashC && j+1 < len(args) {
-				return args[j+1], true
+				return j + 1, true
 			}
-			return "", false
+			return 0, false
 		case a == "-c" || a == "--command":
 			dashC = true
 			continue
@@ -308,11 +388,11 @@ func shellScript(args []string) (string, bool) {
 			continue
 		}
 		if dashC {
-			return a, true
+			return j, true
 		}
-		return "", false
+		return 0, false
 	}
-	return "", false
+	return 0, false
 }
 
 // hasFlag reports whether args hold one of the flags, also as a bundle of

@@ -162,3 +162,45 @@ func TestIsDestructiveCommandHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestIsDestructiveCommandIssue29: the commands of issue 29 item 3 are
+// marked destructive in the approval dialog (outside the sandbox too),
+// now read by the shell parser.
+func TestIsDestructiveCommandIssue29(t *testing.T) {
+	for _, tc := range []struct{ cmd, why string }{
+		{`env -S "rm -rf d1"`, "env -S: rm"},
+		{`env --split-string='rm -rf d1'`, "env -S: rm"},
+		{`bash <<< "rm -rf d2"`, "bash <<<: rm"},
+		{"sh <<'EOF'\nrm -rf d\nEOF", "sh <<<: rm"},
+		{`awk 'BEGIN{system("rm -f .env")}'`, "awk program with system() or an output redirection"},
+		{`git checkout-index -f -a`, "git checkout-index"},
+		{`find . -name notes.md -fprint notes.md`, "find -fprint (overwrites notes.md)"},
+		{`git switch -f main`, "git switch --force"},
+		{`git read-tree -u --reset HEAD`, "git read-tree -u"},
+		{`ln -sf /dev/null notes.md`, "ln -f (replaces a file)"},
+		{`tar -xf a.tar`, "tar -x (overwrites files)"},
+		{`tar xzf a.tgz`, "tar -x (overwrites files)"},
+		{`curl -o notes.md https://x`, "curl -o (overwrites notes.md)"},
+		{`curl -sSLo notes.md https://x`, "curl -o (overwrites notes.md)"},
+		{`wget -O notes.md https://x`, "wget -O (overwrites notes.md)"},
+		{`sort -o notes.md notes.md`, "sort -o (overwrites notes.md)"},
+		{`chmod 0 notes.md`, "chmod 0"},
+		{`strace -f rm -rf d`, "rm"},
+		{`strace -o /dev/null rm -rf d`, "strace -o (writes a file)"},
+		{`unshare -r rm -rf d`, "rm"},
+		{`chroot / rm -rf d`, "rm"},
+		{`setpriv --reuid=0 rm -rf d`, "rm"},
+		{`git -c alias.x='!rm -rf d' x`, "git -c alias running a shell command"},
+		{`echo 'unclosed`, "it cannot be parsed as a shell command"},
+	} {
+		ok, got := IsDestructiveCommand(tc.cmd)
+		if !ok || got != tc.why {
+			t.Errorf("IsDestructiveCommand(%q) = %v, %q; want true, %q", tc.cmd, ok, got, tc.why)
+		}
+	}
+	for _, cmd := range []string{`curl -o /dev/null https://x`, `wget -qO- https://x`, `tar -tf a.tar`, `command -v rm`, `ln -s a b`} {
+		if ok, why := IsDestructiveCommand(cmd); ok {
+			t.Errorf("IsDestructiveCommand(%q) = true (%s); want false", cmd, why)
+		}
+	}
+}
