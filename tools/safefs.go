@@ -55,12 +55,12 @@ func newWriteGuard(env *Env) *writeGuard {
 	if abs, err := ResolvePath("", g.cwd); err == nil {
 		g.cwd = abs
 	}
-	g.cwdReal = resolveExistingPrefix(g.cwd)
 	if fd, err := unix.Open(g.cwd, dirOpenFlags, 0); err == nil {
-		if real, err := fdRealPath(fd, g.cwd); err == nil {
-			g.cwdReal = real
-		}
+		g.cwdReal, _ = fdRealPath(fd, g.cwd)
 		unix.Close(fd)
+	}
+	if g.cwdReal == "" {
+		g.cwdReal = resolveExistingPrefix(g.cwd)
 	}
 	if env != nil {
 		g.homes = homeForms(env.Home)
@@ -404,4 +404,21 @@ func readlinkAt(dirfd int, name string) (string, error) {
 		}
 	}
 	return "", unix.ENAMETOOLONG
+}
+
+// readGuarded reads the file at the clean absolute path p (following a
+// final symlink) through a checked handle, as a write of it would, for the
+// approval's preview: a path the write would refuse is an error, a missing
+// file is not (existed is false), and a FIFO or device is never opened.
+func readGuarded(env *Env, p string) (data []byte, existed bool, err error) {
+	t, err := newWriteGuard(env).open(p, true)
+	if err != nil {
+		return nil, false, err
+	}
+	defer t.close()
+	data, mode, existed, err := t.read()
+	if err == nil && existed && !mode.IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", t.g.shown(p))
+	}
+	return data, existed, err
 }

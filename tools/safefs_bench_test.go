@@ -29,3 +29,26 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteGuardOpen is what the one-handle write adds to a write:
+// building the guard (the working directory's real place), opening and
+// checking the file's directory, and the stat of the file.
+func BenchmarkWriteGuardOpen(b *testing.B) {
+	dir := b.TempDir()
+	writeFiles(b, dir, map[string]string{"src/pkg/file.go": "x"})
+	env := &Env{Cwd: dir, Home: b.TempDir()}
+	p, err := ResolvePath(dir, "src/pkg/file.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		t, err := newWriteGuard(env).open(p, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := t.mode(); err != nil {
+			b.Fatal(err)
+		}
+		t.close()
+	}
+}

@@ -228,3 +228,27 @@ func TestWriteGuardRefusesNewDirThroughSymlink(t *testing.T) {
 	mustErr(t, guardCall(t, WriteFileTool{}, proj, home, map[string]any{"path": "d/x/y/z.txt", "content": "n"}), "refusing to write d/x/y/z.txt", "outside the working directory")
 	untouched(t, outside)
 }
+
+// TestPreviewEditReadsAsTheWriteWould: the approval's preview reads the
+// file through the same checked handle as the write, so a path whose
+// symlink leads into .git or outside shows no content of the file there
+// (the write would be refused anyway).
+func TestPreviewEditReadsAsTheWriteWould(t *testing.T) {
+	proj, outside, _ := guardTree(t)
+	writeFiles(t, filepath.Join(proj, ".git"), map[string]string{"secret": "x = 1\n"})
+	writeFiles(t, outside, map[string]string{"secret": "x = 1\n"})
+	for link, to := range map[string]string{"g": ".git", "o": outside} {
+		if err := os.Symlink(to, filepath.Join(proj, link)); err != nil {
+			t.Fatal(err)
+		}
+		for tool, args := range map[string]string{
+			"write_file": `{"path":"` + link + `/secret","content":"y"}`,
+			"patch":      `{"path":"` + link + `/secret","old_string":"x = 1","new_string":"y"}`,
+		} {
+			p, err := PreviewEdit(proj, tool, args)
+			if err == nil || !strings.Contains(err.Error(), "refusing to write") {
+				t.Errorf("%s %s: preview = %+v, %v; want the write's refusal", tool, args, p, err)
+			}
+		}
+	}
+}

@@ -20,7 +20,8 @@ func (WriteFileTool) Description() string {
 	return "Write a whole file: creates it (and any missing parent directories) or replaces its entire content. " +
 		"`content` is the complete new file text, written exactly as given (no line numbers). " +
 		"To change part of an existing file prefer patch, which cannot lose the rest of the file. " +
-		"The write is atomic and an existing file keeps its permissions. Paths are relative to the working directory; ~ is expanded."
+		"The write is atomic and an existing file keeps its permissions. Paths are relative to the working directory; ~ is expanded. " +
+		"A path whose symlinks lead into a .git directory or out of the working directory, where the path itself does not, is refused: use the real path."
 }
 
 // Schema implements Tool.
