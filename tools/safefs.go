@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,51 +114,60 @@ func (t *fileTarget) close() {
 
 // open resolves the clean absolute path lex to a checked target. With
 // follow, a symlink as the last component is followed (to at most
-// maxLinkHops links), so that writing it writes its target; without, the
-// name itself is the target. Missing directories are left to write.
+// maxLinkHops links, each resolved from the handle of the directory that
+// holds it, as the kernel would), so that writing it writes its target;
+// without, the name itself is the target. Missing directories are left to
+// write.
 func (g *writeGuard) open(lex string, follow bool) (*fileTarget, error) {
-	p := lex
+	dir, name := filepath.Dir(lex), filepath.Base(lex)
+	if dir == lex || name == "." || name == ".." {
+		return nil, fmt.Errorf("%s is a directory; give the path of a file inside it", g.shown(lex))
+	}
+	fd, dirReal, missing, err := openDirOrAncestor(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the directory of %s: %w", g.shown(lex), err)
+	}
 	for hop := 0; ; hop++ {
-		dir, name := filepath.Dir(p), filepath.Base(p)
-		if dir == p || name == "." || name == ".." {
-			return nil, fmt.Errorf("%s is a directory; give the path of a file inside it", g.shown(lex))
-		}
-		fd, dirReal, missing, err := openDirOrAncestor(dir)
-		if err != nil {
-			return nil, fmt.Errorf("cannot open the directory of %s: %w", g.shown(lex), err)
-		}
 		t := &fileTarget{g: g, lex: lex, dirfd: fd, dirReal: dirReal, missing: missing, name: name}
 		if err := g.check(lex, t.real()); err != nil {
 			t.close()
 			return nil, err
 		}
-		if len(missing) > 0 {
-			if hop > 0 {
-				t.close()
-				return nil, fmt.Errorf("%s is a symlink to %s, whose directory does not exist", g.shown(lex), p)
-			}
-			return t, nil
-		}
-		if !follow {
-			return t, nil
-		}
 		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		if len(missing) > 0 || !follow || unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
 			return t, nil // a missing name, or not a link: the checked target
 		}
 		link, err := readlinkAt(fd, name)
-		t.close()
 		if err != nil {
+			t.close()
 			return nil, fmt.Errorf("cannot read the symlink %s: %w", g.shown(lex), err)
 		}
 		if hop >= maxLinkHops {
+			t.close()
 			return nil, fmt.Errorf("%s goes through more than %d symlinks", g.shown(lex), maxLinkHops)
 		}
-		if filepath.IsAbs(link) {
-			p = filepath.Clean(link)
-		} else {
-			p = filepath.Join(dirReal, link)
+		linkDir, linkName := ".", link
+		if i := strings.LastIndexByte(link, '/'); i >= 0 {
+			linkDir, linkName = link[:i+1], link[i+1:]
 		}
+		if linkName == "" || linkName == "." || linkName == ".." {
+			t.close()
+			return nil, fmt.Errorf("%s is a symlink to the directory %s; give the path of a file inside it", g.shown(lex), link)
+		}
+		nfd, err := unix.Openat(fd, linkDir, dirOpenFlags, 0)
+		t.close()
+		if err != nil {
+			return nil, fmt.Errorf("%s is a symlink to %s, whose directory cannot be opened: %w", g.shown(lex), link, err)
+		}
+		hint := linkDir
+		if !filepath.IsAbs(linkDir) {
+			hint = filepath.Join(dirReal, linkDir)
+		}
+		if dirReal, err = fdRealPath(nfd, hint); err != nil {
+			unix.Close(nfd)
+			return nil, err
+		}
+		fd, name = nfd, linkName
 	}
 }
 

@@ -252,3 +252,30 @@ func TestPreviewEditReadsAsTheWriteWould(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileSymlinkChains: a chain of links is followed as the kernel
+// would (".." after a linked directory goes to that directory's real
+// parent), a link loop is an error, and a chain that ends in .git is
+// refused.
+func TestWriteFileSymlinkChains(t *testing.T) {
+	proj, _, home := guardTree(t)
+	writeFiles(t, proj, map[string]string{"deep/inner/x": "", "deep/target.txt": "old"})
+	for name, to := range map[string]string{
+		"lnk":   "deep/inner",        // a directory link
+		"one":   "lnk/../target.txt", // kernel: deep/inner/.. is deep, not the tree
+		"two":   "one",
+		"loopA": "loopB", "loopB": "loopA",
+		"chain": "two2", "two2": ".git/config",
+	} {
+		if err := os.Symlink(to, filepath.Join(proj, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustOK(t, guardCall(t, WriteFileTool{}, proj, home, map[string]any{"path": "two", "content": "new"}))
+	if got := readBack(t, filepath.Join(proj, "deep/target.txt")); got != "new" {
+		t.Errorf("deep/target.txt = %q", got)
+	}
+	mustErr(t, guardCall(t, WriteFileTool{}, proj, home, map[string]any{"path": "loopA", "content": "n"}), "symlinks")
+	mustErr(t, guardCall(t, WriteFileTool{}, proj, home, map[string]any{"path": "chain", "content": "n"}), "refusing to write chain", ".git")
+	untouched(t, filepath.Join(proj, ".git"))
+}
