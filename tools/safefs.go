@@ -307,8 +307,22 @@ func (t *fileTarget) read() (data []byte, mode fs.FileMode, exists bool, err err
 	if !info.Mode().IsRegular() {
 		return nil, info.Mode(), true, nil
 	}
-	data, err = io.ReadAll(f)
-	return data, info.Mode(), true, err
+	// Sized by the stat, as os.ReadFile does: one read for the content,
+	// one to see the end.
+	data = make([]byte, 0, int(min(max(info.Size(), 0), 1<<30))+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, info.Mode(), true, nil
+		}
+		if err != nil {
+			return nil, info.Mode(), true, err
+		}
+	}
 }
 
 // write replaces the file's content atomically: a temporary file created
