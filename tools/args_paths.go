@@ -63,20 +63,33 @@ func (a processArgs) action() string {
 // a.Home ($TALARIA_HOME), judged on the path as given and once the
 // symlinks of its longest existing prefix are resolved.
 func (a *Approver) protectedWhy(abs string) string {
-	forms := []string{abs, resolveExistingPrefix(abs)}
+	return protectedIn(homeForms(a.Home), abs, resolveExistingPrefix(abs))
+}
+
+// homeForms returns $TALARIA_HOME home as given (made absolute) and with
+// the symlinks of its longest existing prefix resolved; nil for "".
+func homeForms(home string) []string {
+	if home == "" {
+		return nil
+	}
+	h, err := ResolvePath("", home)
+	if err != nil {
+		return nil
+	}
+	return []string{h, resolveExistingPrefix(h)}
+}
+
+// protectedIn says why a write of any of the clean absolute paths forms
+// is protected, or "": one of them has a .git component, or lies under one
+// of homes (the forms of $TALARIA_HOME). The approver asks it at approval
+// time and writeGuard at write time, so that both judge by one rule.
+func protectedIn(homes []string, forms ...string) string {
 	for _, p := range forms {
 		if hasGitComponent(p) {
 			return ".git"
 		}
 	}
-	if a.Home == "" {
-		return ""
-	}
-	home, err := ResolvePath("", a.Home)
-	if err != nil {
-		return ""
-	}
-	for _, h := range []string{home, resolveExistingPrefix(home)} {
+	for _, h := range homes {
 		for _, p := range forms {
 			if isWithin(h, p) {
 				return "$TALARIA_HOME"

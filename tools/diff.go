@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -193,7 +192,7 @@ func previewWrite(env *Env, raw json.RawMessage) (FileChange, error) {
 	if err != nil {
 		return FileChange{}, err
 	}
-	old, existed, err := readCurrent(p)
+	old, existed, err := readCurrent(env, p)
 	if err != nil {
 		return FileChange{}, err
 	}
@@ -211,17 +210,12 @@ func writeChange(cwd, p, old string, existed bool, content string) FileChange {
 	return c
 }
 
-// readCurrent reads the file at p as it is now; a missing file is no
-// error (existed is false).
-func readCurrent(p string) (content string, existed bool, err error) {
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return string(data), true, nil
+// readCurrent reads the file at p as it is now, through the checked
+// handle a write would use (readGuarded); a missing file is no error
+// (existed is false).
+func readCurrent(env *Env, p string) (content string, existed bool, err error) {
+	data, existed, err := readGuarded(env, p)
+	return string(data), existed, err
 }
 
 // previewReplace is the change of a replace-mode patch call.
@@ -233,7 +227,10 @@ func previewReplace(env *Env, a patchArgs) (FileChange, error) {
 	if err != nil {
 		return FileChange{}, err
 	}
-	data, err := os.ReadFile(p)
+	data, existed, err := readGuarded(env, p)
+	if err == nil && !existed {
+		err = &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
 	if err != nil {
 		return FileChange{}, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io/fs"
 	"strings"
 )
 
@@ -125,19 +125,24 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	if err != nil {
 		return Errorf("patch: %v", err)
 	}
-	info, err := os.Stat(p)
+	// Read, decide and write on one directory handle (see writeGuard).
+	t, err := newWriteGuard(env).open(p, true)
 	if err != nil {
-		return statError("patch", a.Path, p, err)
+		return Errorf("patch: %v", err)
 	}
-	if info.IsDir() {
+	defer t.close()
+	data, mode, exists, err := t.read()
+	switch {
+	case err != nil:
+		return statError("patch", a.Path, p, err)
+	case !exists:
+		return statError("patch", a.Path, p, fs.ErrNotExist)
+	case mode.IsDir():
 		return Errorf("patch: %s is a directory, not a file", a.Path)
-	}
-	if !info.Mode().IsRegular() {
-		return Errorf("patch: %s is not a regular file (it is a %s)", a.Path, fileKind(info.Mode()))
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return statError("patch", a.Path, p, err)
+	case mode&fs.ModeSymlink != 0:
+		return Errorf("patch: %s: %v", a.Path, errChanged)
+	case !mode.IsRegular():
+		return Errorf("patch: %s is not a regular file (it is a %s)", a.Path, fileKind(mode))
 	}
 	if hasNUL(data) {
 		return Errorf("patch: %s looks like a binary file; patch edits text files only", a.Path)
@@ -165,7 +170,7 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	}
 	updated := strings.Replace(content, oldS, newS, n)
 	ReportDiff(ctx, writeChange(envCwd(env), p, content, true, updated).Diff())
-	if err := atomicWrite(p, []byte(updated), info.Mode().Perm()); err != nil {
+	if err := t.write([]byte(updated), mode.Perm()); err != nil {
 		return Errorf("patch: %v", err)
 	}
 	diff, removed, added := replaceDiff(content, oldS, newS, count)

@@ -18,6 +18,11 @@ type Env struct {
 	// Cwd is the session's working directory; relative paths resolve
 	// against it.
 	Cwd string
+	// Home is $TALARIA_HOME. The file-writing tools re-check at write
+	// time, on the directory handle they write through, that a path which
+	// names neither a .git directory nor Home does not land in one
+	// through a symlink (see writeGuard); "" checks .git only.
+	Home string
 	// SessionID is the session the call belongs to.
 	SessionID string
 	// Commands is how terminal and process start commands: their

@@ -2,10 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 )
@@ -13,14 +11,24 @@ import (
 // v4aChange is the planned effect of one file section.
 type v4aChange struct {
 	f       v4aFile
-	src     string // absolute path read or deleted
-	dst     string // absolute path written ("" for a delete)
-	before  string // content before ("" for an add)
-	after   string // content after ("" for a delete)
+	src     string      // absolute path read or deleted, as given
+	dst     string      // absolute path written ("" for a delete), as given
+	srcT    *fileTarget // the checked handle on src
+	dstT    *fileTarget // the checked handle on dst (srcT when the same; nil for a delete)
+	before  string      // content before ("" for an add)
+	after   string      // content after ("" for a delete)
 	mode    fs.FileMode
 	diff    string
 	added   int
 	removed int
+}
+
+// close releases the change's directory handles.
+func (c v4aChange) close() {
+	c.srcT.close()
+	if c.dstT != c.srcT {
+		c.dstT.close()
+	}
 }
 
 // applyV4A parses and applies a V4A patch with all-or-nothing semantics:
@@ -35,27 +43,35 @@ func applyV4A(ctx context.Context, env *Env, text string) Result {
 		return Errorf("patch: invalid V4A patch: %v. No file was changed.", err)
 	}
 	cwd := envCwd(env)
+	// Every section is read, decided and written on checked directory
+	// handles (see writeGuard), held until the patch is applied.
+	g := newWriteGuard(env)
 	seen := map[string]string{}
-	claim := func(abs, shown string) error {
-		if prev, ok := seen[abs]; ok {
+	claim := func(real, shown string) error {
+		if prev, ok := seen[real]; ok {
 			return fmt.Errorf("%s is touched by more than one section (also as %s); merge them into one section", shown, prev)
 		}
-		seen[abs] = shown
+		seen[real] = shown
 		return nil
 	}
 	var changes []v4aChange
-	for _, f := range files {
-		c, err := planV4AFile(env, f)
-		if err == nil {
-			err = claim(c.src, f.path)
+	defer func() {
+		for _, c := range changes {
+			c.close()
 		}
-		if err == nil && c.dst != "" && c.dst != c.src {
-			err = claim(c.dst, f.moveTo)
+	}()
+	for _, f := range files {
+		c, err := planV4ASection(env, g, f)
+		if err == nil {
+			changes = append(changes, c)
+			err = claim(c.srcT.real(), f.path)
+		}
+		if err == nil && c.dstT != nil && c.dstT != c.srcT {
+			err = claim(c.dstT.real(), f.moveTo)
 		}
 		if err != nil {
 			return Errorf("patch: %s. No file was changed.", strings.TrimSuffix(err.Error(), "."))
 		}
-		changes = append(changes, c)
 	}
 	if ctx.Err() != nil {
 		return Errorf("patch: cancelled before writing; no file was changed")
@@ -90,28 +106,49 @@ func applyV4A(ctx context.Context, env *Env, text string) Result {
 		plural(len(changes), "file"), totalDel, totalAdd, strings.Join(summary, ", "), strings.Join(diffs, "\n"))}
 }
 
-// planV4AFile checks one section against the file system and computes its
-// new content and diff, writing nothing.
+// planV4AFile plans one section as planV4ASection does, for a preview:
+// the handles it opens are closed before it returns.
 func planV4AFile(env *Env, f v4aFile) (v4aChange, error) {
-	c := v4aChange{f: f, mode: 0o644}
+	c, err := planV4ASection(env, newWriteGuard(env), f)
+	c.close()
+	c.srcT, c.dstT = nil, nil
+	return c, err
+}
+
+// planV4ASection checks one section against the file system and computes
+// its new content and diff, writing nothing. It opens the section's checked
+// handles (an Update follows a symlink to its target; Add, Delete and the
+// source of a Move act on the name itself); on error it closes them.
+func planV4ASection(env *Env, g *writeGuard, f v4aFile) (c v4aChange, err error) {
+	c = v4aChange{f: f, mode: 0o644}
+	defer func() {
+		if err != nil {
+			c.close()
+			c.srcT, c.dstT = nil, nil
+		}
+	}()
 	src, err := resolveArgPath(env, f.path)
 	if err != nil {
 		return c, fmt.Errorf("%s: %v", f.path, err)
 	}
 	c.src = src
-	info, statErr := os.Stat(src)
-	if statErr == nil && !info.Mode().IsRegular() {
-		return c, fmt.Errorf("%s is not a regular file (it is a %s)", f.path, fileKind(info.Mode()))
+	if c.srcT, err = g.open(src, f.op == v4aUpdate && f.moveTo == ""); err != nil {
+		return c, err
 	}
-	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
-		return c, fmt.Errorf("cannot access %s: %v", f.path, statErr)
+	data, mode, exists, err := c.srcT.read()
+	switch {
+	case err != nil:
+		return c, fmt.Errorf("cannot access %s: %v", f.path, err)
+	case exists && mode&fs.ModeSymlink != 0:
+		return c, fmt.Errorf("%s is a symbolic link; patch adds, deletes and moves regular files only (remove or move the link with terminal)", f.path)
+	case exists && !mode.IsRegular():
+		return c, fmt.Errorf("%s is not a regular file (it is a %s)", f.path, fileKind(mode))
 	}
-	exists := statErr == nil
 	if f.op == v4aAdd {
 		if exists {
 			return c, fmt.Errorf("Add File %s: the file already exists; use \"*** Update File:\" to change it, or write_file to replace it", f.path)
 		}
-		c.dst = src
+		c.dst, c.dstT = src, c.srcT
 		c.after = strings.Join(f.add, "\n")
 		if len(f.add) > 0 {
 			c.after += "\n"
@@ -127,11 +164,7 @@ func planV4AFile(env *Env, f v4aFile) (v4aChange, error) {
 	if !exists {
 		return c, fmt.Errorf("%s %s: the file does not exist (resolved to %s); use \"*** Add File:\" to create it", verb, f.path, src)
 	}
-	c.mode = info.Mode().Perm()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return c, fmt.Errorf("cannot read %s: %v", f.path, err)
-	}
+	c.mode = mode.Perm()
 	if looksBinary(data, true) {
 		return c, fmt.Errorf("%s looks like a binary file; patch edits text files only", f.path)
 	}
@@ -143,14 +176,17 @@ func planV4AFile(env *Env, f v4aFile) (v4aChange, error) {
 		c.diff = fileDiff("a/"+shown, "/dev/null", []diffHunk{{oldStart: 1, lines: prefixAll('-', old)}})
 		return c, nil
 	}
-	c.dst = src
+	c.dst, c.dstT = src, c.srcT
 	if f.moveTo != "" {
 		dst, err := resolveArgPath(env, f.moveTo)
 		if err != nil {
 			return c, fmt.Errorf("Move to %s: %v", f.moveTo, err)
 		}
 		if dst != src {
-			if _, err := os.Lstat(dst); err == nil {
+			if c.dstT, err = g.open(dst, false); err != nil {
+				return c, err
+			}
+			if _, there, err := c.dstT.mode(); err != nil || there {
 				return c, fmt.Errorf("cannot move %s to %s: the destination already exists", f.path, f.moveTo)
 			}
 		}
@@ -178,12 +214,12 @@ func planV4AFile(env *Env, f v4aFile) (v4aChange, error) {
 	return c, nil
 }
 
-// commitV4A writes the planned changes. When a write fails, the files
-// already changed are restored, so that the patch applies fully or not at
-// all.
+// commitV4A writes the planned changes through their checked handles.
+// When a write fails, the files already changed are restored, so that the
+// patch applies fully or not at all.
 func commitV4A(changes []v4aChange) error {
 	type undo struct {
-		path    string
+		t       *fileTarget
 		content *string // nil: remove the path
 		mode    fs.FileMode
 	}
@@ -194,12 +230,12 @@ func commitV4A(changes []v4aChange) error {
 			u := undos[i]
 			var err error
 			if u.content == nil {
-				err = os.Remove(u.path)
+				err = u.t.remove()
 			} else {
-				err = atomicWrite(u.path, []byte(*u.content), u.mode)
+				err = u.t.write([]byte(*u.content), u.mode)
 			}
 			if err != nil {
-				failed = append(failed, u.path)
+				failed = append(failed, u.t.g.shown(u.t.lex))
 			}
 		}
 		if len(failed) > 0 {
@@ -210,20 +246,20 @@ func commitV4A(changes []v4aChange) error {
 	for _, c := range changes {
 		before := c.before
 		if c.dst != "" {
-			if err := atomicWrite(c.dst, []byte(c.after), c.mode); err != nil {
+			if err := c.dstT.write([]byte(c.after), c.mode); err != nil {
 				return rollback(err)
 			}
 			if c.f.op == v4aAdd || c.dst != c.src {
-				undos = append(undos, undo{path: c.dst})
+				undos = append(undos, undo{t: c.dstT})
 			} else {
-				undos = append(undos, undo{path: c.dst, content: &before, mode: c.mode})
+				undos = append(undos, undo{t: c.dstT, content: &before, mode: c.mode})
 			}
 		}
 		if c.dst != c.src {
-			if err := os.Remove(c.src); err != nil {
+			if err := c.srcT.remove(); err != nil {
 				return rollback(fmt.Errorf("cannot remove %s: %v", c.src, err))
 			}
-			undos = append(undos, undo{path: c.src, content: &before, mode: c.mode})
+			undos = append(undos, undo{t: c.srcT, content: &before, mode: c.mode})
 		}
 	}
 	return nil

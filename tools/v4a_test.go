@@ -176,9 +176,15 @@ func TestV4AAllOrNothing(t *testing.T) {
 		mustErr(t, applyPatchText(t, dir, tc.patch), tc.want)
 		unchanged()
 	}
-	// A failed write (the move target's parent is a file) rolls back the
-	// files already written.
-	mustErr(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: a.txt\n-one\n+ONE\n*** Update File: b.txt\n*** Move to: c.txt/b.txt\n@@\n-three\n+3\n*** End Patch"), "restored")
+	// A move target whose parent is a file fails while planning, before
+	// anything is written.
+	mustErr(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: a.txt\n-one\n+ONE\n*** Update File: b.txt\n*** Move to: c.txt/b.txt\n@@\n-three\n+3\n*** End Patch"), "not a directory", "No file was changed")
+	unchanged()
+	// A failed write rolls back the files already written: a 240-byte name
+	// is valid, but its temporary file's name (".NAME.talaria-….tmp") is
+	// over the 255-byte limit, so the move fails after a.txt was written.
+	long := strings.Repeat("m", 240)
+	mustErr(t, applyPatchText(t, dir, "*** Begin Patch\n*** Update File: a.txt\n-one\n+ONE\n*** Update File: b.txt\n*** Move to: "+long+"\n@@\n-three\n+3\n*** End Patch"), "restored")
 	unchanged()
 }
 

@@ -3,11 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -23,7 +20,8 @@ func (WriteFileTool) Description() string {
 	return "Write a whole file: creates it (and any missing parent directories) or replaces its entire content. " +
 		"`content` is the complete new file text, written exactly as given (no line numbers). " +
 		"To change part of an existing file prefer patch, which cannot lose the rest of the file. " +
-		"The write is atomic and an existing file keeps its permissions. Paths are relative to the working directory; ~ is expanded."
+		"The write is atomic and an existing file keeps its permissions. Paths are relative to the working directory; ~ is expanded. " +
+		"A path whose symlinks lead into a .git directory or out of the working directory, where the path itself does not, is refused: use the real path."
 }
 
 // Schema implements Tool.
@@ -63,21 +61,27 @@ func (WriteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Res
 	if err := ctx.Err(); err != nil {
 		return Errorf("write_file: cancelled before writing %s", a.Path)
 	}
-	existed := true
-	if info, err := os.Stat(p); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return Errorf("write_file: cannot access %s: %v", a.Path, err)
-		}
-		existed = false
-	} else if info.IsDir() {
+	// Decide and write on one directory handle (see writeGuard).
+	t, err := newWriteGuard(env).open(p, true)
+	if err != nil {
+		return Errorf("write_file: %v", err)
+	}
+	defer t.close()
+	mode, existed, err := t.mode()
+	switch {
+	case err != nil:
+		return Errorf("write_file: cannot access %s: %v", a.Path, err)
+	case mode.IsDir():
 		return Errorf("write_file: %s is a directory; give the path of a file inside it", a.Path)
-	} else if !info.Mode().IsRegular() {
-		return Errorf("write_file: %s is not a regular file (it is a %s); refusing to replace it", a.Path, fileKind(info.Mode()))
+	case existed && !mode.IsRegular() && mode&fs.ModeSymlink == 0:
+		return Errorf("write_file: %s is not a regular file (it is a %s); refusing to replace it", a.Path, fileKind(mode))
 	}
-	if old, had, err := readCurrent(p); err == nil {
-		ReportDiff(ctx, writeChange(envCwd(env), p, old, had, *a.Content).Diff())
+	// The diff is of the file the write replaces, read through the same
+	// handle; a file that cannot be read is still replaced, without one.
+	if old, _, _, err := t.read(); err == nil {
+		ReportDiff(ctx, writeChange(envCwd(env), p, string(old), existed, *a.Content).Diff())
 	}
-	if err := atomicWrite(p, []byte(*a.Content), 0o644); err != nil {
+	if err := t.write([]byte(*a.Content), 0o644); err != nil {
 		return Errorf("write_file: %v", err)
 	}
 	verb := "Created"
@@ -85,50 +89,4 @@ func (WriteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Res
 		verb = "Overwrote"
 	}
 	return Result{Output: fmt.Sprintf("%s %s: wrote %s (%s).", verb, a.Path, plural(len(*a.Content), "byte"), plural(countLines(*a.Content), "line"))}
-}
-
-// atomicWrite writes data to p through a temporary file in the same
-// directory and a rename, so that readers never see a half-written file.
-// Missing parent directories are created. An existing file keeps its mode;
-// a new one gets perm. When p is a symlink, its target is written.
-func atomicWrite(p string, data []byte, perm fs.FileMode) error {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	mode := perm
-	if info, err := os.Stat(p); err == nil {
-		mode = info.Mode().Perm()
-	}
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create directory %s: %v", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".talaria-*.tmp")
-	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", dir, err)
-	}
-	name := tmp.Name()
-	fail := func(format string, err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf(format, p, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail("cannot write %s: %v", err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fail("cannot set the mode of %s: %v", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail("cannot write %s: %v", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot write %s: %v", p, err)
-	}
-	if err := os.Rename(name, p); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot replace %s: %v", p, err)
-	}
-	return nil
 }

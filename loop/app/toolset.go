@@ -65,6 +65,7 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	if env.Processes == nil {
 		env.Processes = tools.NewProcessManager()
 	}
+	env.Home = home // the write tools re-check protected paths at write time
 	ts := &toolset{env: env, headless: headless, log: log}
 	if ts.log == nil {
 		ts.log = func(string) {}
