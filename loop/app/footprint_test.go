@@ -10,12 +10,14 @@ import (
 	pt "talaria/providers/providertest"
 )
 
-// maxBinary is issue 15's budget for the unstripped binary `go build`
-// makes (Crush's is 123 MiB).
-const maxBinary = 30 << 20
+// maxBinary is the budget for the unstripped binary `go build` makes
+// (Crush's is 123 MiB): issue 15's 30 MiB, plus the 0.7 MiB that issue
+// 29's two mandated security dependencies cost (go-seccomp-bpf's syscall
+// tables, mvdan.cc/sh's parser), rounded up to 31 MiB.
+const maxBinary = 31 << 20
 
 // TestTheBinaryFitsItsBudget fails when a change (a new dependency, most
-// likely) takes the binary the e2e tests built over 30 MiB. The figure is
+// likely) takes the binary the e2e tests built over its budget. The figure is
 // the one for linux/amd64 with Go 1.26; elsewhere it only logs.
 func TestTheBinaryFitsItsBudget(t *testing.T) {
 	fi, err := os.Stat(binary)
