@@ -299,7 +299,7 @@ func newTransportWrapped(b providers.Backend, key string, to providers.Timeouts,
 		rt = wrap(rt)
 	}
 	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{Transport: rt},
+		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{Transport: rt}, OllamaNumCtx: b.OllamaNumCtx,
 	})
 }
 
@@ -310,7 +310,7 @@ func Timeouts(a config.Agent) providers.Timeouts {
 
 func toBackend(b config.Backend) providers.Backend {
 	return providers.Backend{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIMode: b.APIMode,
-		APIKeys: b.APIKeys, KeyEnvs: b.APIKeyEnvs, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort}
+		APIKeys: b.APIKeys, KeyEnvs: b.APIKeyEnvs, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort, OllamaNumCtx: b.OllamaNumCtx}
 }
 
 // buildChain resolves the fallback providers. A fallback whose key is not
