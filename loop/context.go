@@ -51,12 +51,17 @@ type snapshotter interface {
 }
 
 // ContextLength is the context window of the current backend.
+// A runtime context the server reported (Ollama's num_ctx) caps it.
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
 	if s := a.ctxs.stated[backendKey(b)]; s > 0 {
 		return s // the provider's own word wins over any guess or setting
 	}
-	return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	n := compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	if rc, ok := a.rtc.known(b); ok && rc.Tokens < n {
+		return rc.Tokens
+	}
+	return n
 }
 
 func (a *Agent) threshold() int {
@@ -66,7 +71,12 @@ func (a *Agent) threshold() int {
 // preflight compresses before a call when the calibrated estimate passes
 // the threshold, or when the last response's real usage did. It reports
 // whether the history changed (the request must then be rebuilt).
+//
+// It first learns the backend's runtime context, once a turn (see
+// runtimeContexts), so that the threshold is that of the context the
+// server runs the model with.
 func (t *turn) preflight(req providers.Request) bool {
+	t.a.learnRuntime(t.ctx, t.n)
 	cs := &t.a.ctxs
 	cs.lastRaw = t.a.estimate(req)
 	cs.lastEst = cs.tracker.Adjust(cs.lastRaw)
