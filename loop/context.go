@@ -51,15 +51,24 @@ type snapshotter interface {
 }
 
 // ContextLength is the context window of the current backend.
-// A runtime context the server reported (Ollama's num_ctx) caps it.
+// A runtime context the server reported (Ollama's num_ctx) stands in
+// for the built-in guess: it is what the server holds (capped by the
+// model's own maximum and by model.context_length when set).
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
 	if s := a.ctxs.stated[backendKey(b)]; s > 0 {
 		return s // the provider's own word wins over any guess or setting
 	}
-	n := compress.ContextLength(b.Provider, b.Model, b.ContextLength)
-	if rc, ok := a.rtc.known(b); ok && rc.Tokens < n {
-		return rc.Tokens
+	rc, ok := a.rtc.known(b)
+	if !ok {
+		return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	}
+	n := rc.Tokens
+	if rc.Max > 0 && rc.Max < n {
+		n = rc.Max
+	}
+	if b.ContextLength > 0 && b.ContextLength < n {
+		n = b.ContextLength
 	}
 	return n
 }

@@ -81,6 +81,10 @@ func (a *Agent) learnRuntime(ctx context.Context, turn int) {
 	case err != nil && rc.Tokens == 0:
 		// The server did not answer this time: keep what it said before.
 	default:
+		if rc.Max > 0 && rc.Tokens > rc.Max {
+			// Ollama clamps num_ctx to what the model was trained for.
+			rc.Tokens, rc.Source = rc.Max, rc.Source+", capped at the model's maximum"
+		}
 		a.rtc.set(key, &runtimeEntry{rc: rc, turn: turn})
 	}
 }
