@@ -17,13 +17,11 @@
 package ollama
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -90,24 +88,16 @@ func NewServer(hc *http.Client, base, provider string, numCtx int) *Server {
 }
 
 // mayBeOllama reports whether a server is worth asking: provider ollama
-// or custom, or any provider whose base URL is on this machine, on a
-// private network or on Ollama's port 11434 (a local server behind
-// provider openai). A cloud API is never probed.
+// or custom (any OpenAI-compatible server, Ollama among them), or a base
+// URL on Ollama's port 11434 (Ollama behind provider openai and
+// OPENAI_BASE_URL). A named cloud provider is never probed.
 func mayBeOllama(provider, root string) bool {
 	switch provider {
 	case "ollama", "custom":
 		return true
 	}
 	u, err := url.Parse(root)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" || u.Port() == "11434" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsPrivate())
+	return err == nil && u.Port() == "11434"
 }
 
 // IsOllama reports whether the server is Ollama: provider ollama, or a
@@ -232,7 +222,7 @@ func fullName(name string) string {
 // paramNumCtx is the num_ctx line of /api/show's parameters text; 0 when
 // there is none.
 func paramNumCtx(params string) int {
-	for line := range strings.Lines(params) {
+	for _, line := range strings.Split(params, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 2 && f[0] == "num_ctx" {
 			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
@@ -297,7 +287,7 @@ func (s *Server) do(ctx context.Context, limit time.Duration, method, path strin
 		return err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(bufio.NewReader(res.Body), maxInfoBody))
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxInfoBody))
 	if err != nil {
 		return err
 	}

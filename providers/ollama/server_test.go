@@ -65,8 +65,8 @@ func TestNotOllamaIsAskedOnce(t *testing.T) {
 	}
 }
 
-// TestWhoIsProbed: cloud APIs are never probed; Ollama's port, local and
-// private hosts and provider custom are.
+// TestWhoIsProbed: named cloud providers are never probed; provider
+// ollama and custom are, and any provider on Ollama's port.
 func TestWhoIsProbed(t *testing.T) {
 	for _, c := range []struct {
 		provider, root string
@@ -74,8 +74,7 @@ func TestWhoIsProbed(t *testing.T) {
 	}{
 		{"openai", "https://api.openai.com", false},
 		{"openrouter", "https://openrouter.ai/api", false},
-		{"openai", "http://127.0.0.1:8080", true},
-		{"openai", "http://192.168.1.20:8000", true},
+		{"openai", "http://127.0.0.1:8080", false},
 		{"openai", "http://gpu-box:11434", true},
 		{"custom", "https://llm.example.com", true},
 		{"ollama", "https://ollama.example.com", true},
