@@ -3,7 +3,9 @@ package loop
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"talaria/providers"
 	"talaria/providers/ollama"
@@ -89,19 +91,6 @@ func (a *Agent) learnRuntime(ctx context.Context, turn int) {
 	}
 }
 
-// RuntimeContext asks the current backend's server for the runtime
-// context it runs the model with (Ollama's num_ctx), for the context gauge
-// and the start-of-session warning; ok is false when the server has none
-// (not Ollama). It shares what it learns with the turns.
-func (a *Agent) RuntimeContext(ctx context.Context) (providers.RuntimeContext, bool) {
-	a.learnRuntime(ctx, 0)
-	e := a.rtc.get(backendKey(a.route.backend()))
-	if e == nil || e.none {
-		return providers.RuntimeContext{}, false
-	}
-	return e.rc, true
-}
-
 // RuntimeWarning is the start-of-session warning for a runtime context
 // below what tool use needs (Hermes's 64,000 tokens), naming the fix; ""
 // when it is large enough.
@@ -113,8 +102,8 @@ func RuntimeWarning(rc providers.RuntimeContext, model string) string {
 	if rc.Assumed {
 		assumed = " (assumed: the server did not say)"
 	}
-	return fmt.Sprintf("%s runs %s with a %s-token context%s, below the %s tool use needs: requests that do not fit are refused, not cut; set model.ollama_num_ctx: %d or OLLAMA_CONTEXT_LENGTH on the server",
-		serverName(rc), model, thousands(rc.Tokens), assumed, thousands(ollama.MinToolContext), suggestedNumCtx(rc))
+	return fmt.Sprintf("%s runs %s with a %d-token context%s, below the %d tokens tool use needs: requests that do not fit are refused, not cut; set model.ollama_num_ctx: %d or OLLAMA_CONTEXT_LENGTH on the server",
+		serverName(rc), model, rc.Tokens, assumed, ollama.MinToolContext, suggestedNumCtx(rc))
 }
 
 // runtimeFits refuses a request that the backend's runtime context cannot
@@ -148,8 +137,8 @@ func (t *turn) runtimeFits(req providers.Request) (providers.Request, bool) {
 	}
 	t.refund(string(ExitOllamaContextTooSmall))
 	t.exit = ExitOllamaContextTooSmall.Exit()
-	t.final = fmt.Sprintf("Not sent: this request (about %s tokens) does not fit the %s-token runtime context %s runs %s with.",
-		thousands(est), thousands(rc.Tokens), serverName(rc), t.model())
+	t.final = fmt.Sprintf("Not sent: this request (about %d tokens) does not fit the %d-token runtime context %s runs %s with.",
+		est, rc.Tokens, serverName(rc), t.model())
 	t.a.rtc.mu.Lock()
 	t.a.rtc.refused = runtimeExplanation(rc, est, t.model())
 	t.a.rtc.mu.Unlock()
@@ -169,16 +158,16 @@ func (t *turn) explainRuntime() string {
 // runtimeExplanation names both numbers, where the runtime context came
 // from, and the three fixes.
 func runtimeExplanation(rc providers.RuntimeContext, est int, model string) string {
-	s := fmt.Sprintf("%s runs %s with a %s-token runtime context (from %s), but this request needs about %s tokens (messages and tool schemas), so it was not sent: Ollama would silently cut it and the model would lose its instructions and tools.",
-		serverName(rc), model, thousands(rc.Tokens), rc.Source, thousands(est))
+	s := fmt.Sprintf("%s runs %s with a %d-token runtime context (from %s), but this request needs about %d tokens (messages and tool schemas), so it was not sent: Ollama would silently cut it and the model would lose its instructions and tools.",
+		serverName(rc), model, rc.Tokens, rc.Source, est)
 	if rc.Max > 0 && rc.Max < est {
-		return s + fmt.Sprintf(" The model's own maximum is %s tokens, less than the request: run /compress, start a /new session, or offer fewer tools.", thousands(rc.Max))
+		return s + fmt.Sprintf(" The model's own maximum is %d tokens, less than the request: run /compress, start a /new session, or offer fewer tools.", rc.Max)
 	}
 	if rc.Max > 0 {
-		s += fmt.Sprintf(" The model itself takes up to %s tokens.", thousands(rc.Max))
+		s += fmt.Sprintf(" The model itself takes up to %d tokens.", rc.Max)
 	}
-	return s + fmt.Sprintf(" Raise the runtime context: set model.ollama_num_ctx: %d in config.yaml (talaria then asks for it on every request, through Ollama's native /api/chat, the endpoint that honours it), or start the server with OLLAMA_CONTEXT_LENGTH=%d, or offer fewer tools. Tool use needs at least %s tokens.",
-		suggestedNumCtx(rc), suggestedNumCtx(rc), thousands(ollama.MinToolContext))
+	return s + fmt.Sprintf(" Raise the runtime context: set model.ollama_num_ctx: %d in config.yaml (talaria then asks for it on every request, through Ollama's native /api/chat, the endpoint that honours it), or start the server with OLLAMA_CONTEXT_LENGTH=%d, or offer fewer tools. Tool use needs at least %d tokens.",
+		suggestedNumCtx(rc), suggestedNumCtx(rc), ollama.MinToolContext)
 }
 
 // suggestedNumCtx is the num_ctx to suggest: 65536, or the model's own
@@ -197,18 +186,30 @@ func serverName(rc providers.RuntimeContext) string {
 	return "Ollama"
 }
 
-// thousands writes n with comma separators: 65,536.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
+// startProbe bounds what a session start waits for the runtime context: a
+// model that must first be loaded is learnt at the first turn instead.
+const startProbe = 3 * time.Second
+
+// RuntimeAtStart asks the current backend's server for the runtime
+// context it runs the model with (Ollama's num_ctx) and returns what a
+// session shows at its start: the context window
+// for the gauge (the runtime context the server reported, when it has
+// one, capped as the turns cap it; else window) and notice with the
+// warning of RuntimeWarning appended when the runtime context is below
+// what tool use needs.
+func (a *Agent) RuntimeAtStart(ctx context.Context, window int, notice string) (int, string) {
+	ctx, cancel := context.WithTimeout(ctx, startProbe)
+	defer cancel()
+	a.learnRuntime(ctx, 0) // shared with the turns
+	e := a.rtc.get(backendKey(a.route.backend()))
+	if e == nil || e.none {
+		return window, notice
 	}
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
+	if _, known := a.rtc.known(a.route.backend()); known {
+		window = a.contextLength()
 	}
-	return string(out)
+	if w := RuntimeWarning(e.rc, a.opts.Model); w != "" {
+		notice = strings.TrimPrefix(notice+"; "+w, "; ")
+	}
+	return window, notice
 }

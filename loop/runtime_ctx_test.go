@@ -42,7 +42,7 @@ func TestOllamaRuntimeContextTooSmall(t *testing.T) {
 	if n := o.Hits("/v1/chat/completions") + o.Hits("/api/chat"); n != 0 {
 		t.Fatalf("%d chat requests sent", n)
 	}
-	for _, want := range []string{"4,096-token runtime context", "/api/ps", "model.ollama_num_ctx: 40960", "OLLAMA_CONTEXT_LENGTH", "fewer tools", "Ollama 0.12.6"} {
+	for _, want := range []string{"4096-token runtime context", "/api/ps", "model.ollama_num_ctx: 40960", "OLLAMA_CONTEXT_LENGTH", "fewer tools", "Ollama 0.12.6"} {
 		if !strings.Contains(res.Explanation, want) {
 			t.Errorf("explanation lacks %q: %s", want, res.Explanation)
 		}
@@ -68,7 +68,7 @@ func TestOllamaSuggestion(t *testing.T) {
 	o.Loaded, o.Max = 4096, 262144
 	f := ollamaFixture(t, o, "ollama", 0, nil)
 	res := f.run(t, strings.Repeat("words and words ", 1500))
-	if res.ExitReason.Kind != ExitOllamaContextTooSmall || !strings.Contains(res.Explanation, "model.ollama_num_ctx: 65536") || !strings.Contains(res.Explanation, "at least 64,000") {
+	if res.ExitReason.Kind != ExitOllamaContextTooSmall || !strings.Contains(res.Explanation, "model.ollama_num_ctx: 65536") || !strings.Contains(res.Explanation, "at least 64000") {
 		t.Fatalf("exit %q: %s", res.ExitReason, res.Explanation)
 	}
 }
@@ -80,7 +80,7 @@ func TestOllamaNothingLoadedFallsBackToShow(t *testing.T) {
 	o.NumCtx = 2048
 	f := ollamaFixture(t, o, "custom", 0, nil)
 	res := f.run(t, strings.Repeat("words and words ", 1000))
-	if res.ExitReason.Kind != ExitOllamaContextTooSmall || !strings.Contains(res.Explanation, "2,048") || !strings.Contains(res.Explanation, "/api/show") {
+	if res.ExitReason.Kind != ExitOllamaContextTooSmall || !strings.Contains(res.Explanation, "2048") || !strings.Contains(res.Explanation, "/api/show") {
 		t.Fatalf("exit %q: %s", res.ExitReason, res.Explanation)
 	}
 	if o.Hits("/api/ps") == 0 || o.Hits("/api/show") == 0 || o.Hits("/v1/chat/completions") != 0 {
@@ -137,21 +137,26 @@ func TestOllamaLargeEnoughRuns(t *testing.T) {
 	if n := f.agent.contextLength(); n != 65536 {
 		t.Fatalf("context length %d", n)
 	}
-	rc, ok := f.agent.RuntimeContext(context.Background())
-	if !ok || rc.Tokens != 65536 || RuntimeWarning(rc, "qwen3") != "" {
-		t.Fatalf("%+v %v %q", rc, ok, RuntimeWarning(rc, "qwen3"))
+	if window, notice := f.agent.RuntimeAtStart(context.Background(), 40960, ""); window != 65536 || notice != "" {
+		t.Fatalf("%d %q", window, notice)
 	}
 }
 
-// The start-of-session warning for a small runtime context names the fix.
+// The start-of-session warning for a small runtime context names the
+// fix, and the gauge's window is the runtime context.
 func TestRuntimeWarning(t *testing.T) {
 	o := providertest.NewOllama(t)
 	o.Loaded = 8192
 	f := ollamaFixture(t, o, "ollama", 0, nil)
-	rc, ok := f.agent.RuntimeContext(context.Background())
-	w := RuntimeWarning(rc, "qwen3")
-	if !ok || !strings.Contains(w, "8,192-token context") || !strings.Contains(w, "model.ollama_num_ctx: 40960") {
-		t.Fatalf("%+v %v %q", rc, ok, w)
+	window, notice := f.agent.RuntimeAtStart(context.Background(), 40960, "using Ollama")
+	if window != 8192 || !strings.HasPrefix(notice, "using Ollama; Ollama 0.12.6 runs qwen3 with a 8192-token context") || !strings.Contains(notice, "model.ollama_num_ctx: 40960") {
+		t.Fatalf("%d %q", window, notice)
+	}
+	o2 := providertest.NewOllama(t)
+	o2.Version = ""
+	f2 := ollamaFixture(t, o2, "custom", 0, nil)
+	if window, notice := f2.agent.RuntimeAtStart(context.Background(), 128000, ""); window != 128000 || notice != "" {
+		t.Fatalf("not Ollama: %d %q", window, notice)
 	}
 }
 

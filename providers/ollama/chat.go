@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,18 +53,23 @@ func (t *chatTransport) RuntimeContext(ctx context.Context, model string) (provi
 // Wire types of /api/chat.
 type (
 	chatRequest struct {
-		Model    string         `json:"model"`
-		Messages []chatMessage  `json:"messages"`
-		Tools    []chatTool     `json:"tools,omitempty"`
-		Stream   bool           `json:"stream"`
-		Think    *bool          `json:"think,omitempty"`
-		Options  map[string]any `json:"options,omitempty"`
+		Model    string        `json:"model"`
+		Messages []chatMessage `json:"messages"`
+		Tools    []chatTool    `json:"tools,omitempty"`
+		Stream   bool          `json:"stream"`
+		Think    *bool         `json:"think,omitempty"`
+		Options  chatOptions   `json:"options"`
+	}
+	// chatOptions are the runtime options sent: num_ctx is what
+	// model.ollama_num_ctx is for.
+	chatOptions struct {
+		NumCtx     int `json:"num_ctx,omitempty"`
+		NumPredict int `json:"num_predict,omitempty"`
 	}
 	chatMessage struct {
 		Role      string     `json:"role"`
 		Content   string     `json:"content"`
 		Thinking  string     `json:"thinking,omitempty"`
-		Images    []string   `json:"images,omitempty"`
 		ToolCalls []toolCall `json:"tool_calls,omitempty"`
 		ToolName  string     `json:"tool_name,omitempty"`
 	}
@@ -104,19 +108,14 @@ func (t *chatTransport) encode(req providers.Request) (*chatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &chatRequest{Model: model, Stream: true, Options: map[string]any{}}
-	if t.ep.OllamaNumCtx > 0 {
-		out.Options["num_ctx"] = t.ep.OllamaNumCtx
-	}
-	if req.MaxTokens > 0 {
-		out.Options["num_predict"] = req.MaxTokens
-	}
+	out := &chatRequest{Model: model, Stream: true, Options: chatOptions{NumCtx: t.ep.OllamaNumCtx, NumPredict: max(req.MaxTokens, 0)}}
 	if req.ReasoningEffort != "" {
 		on := true
 		out.Think = &on
 	}
-	images := providers.DefaultImageBudget().Select(req.Messages)
-	for i, m := range req.Messages {
+	// Images of tool results keep only their text placeholders here (the
+	// /v1 path sends them): a cut made to keep the binary in its budget.
+	for _, m := range req.Messages {
 		cm := chatMessage{Role: string(m.Role), Content: m.Content}
 		switch m.Role {
 		case providers.RoleAssistant:
@@ -131,11 +130,6 @@ func (t *chatTransport) encode(req providers.Request) (*chatRequest, error) {
 			cm.ToolName = m.ToolName
 			if cm.Content == "" {
 				cm.Content = providers.PlaceholderToolOutput
-			}
-			if images != nil {
-				for _, im := range images[i] {
-					cm.Images = append(cm.Images, im.Base64())
-				}
 			}
 		}
 		out.Messages = append(out.Messages, cm)
@@ -177,9 +171,10 @@ func (t *chatTransport) Stream(ctx context.Context, req providers.Request, onDel
 // read assembles the newline-delimited chunks of body.
 func (t *chatTransport) read(ctx context.Context, h http.Header, body io.Reader, onDelta func(providers.Delta)) (*providers.Response, error) {
 	a := &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
-	br := bufio.NewReaderSize(body, 64<<10)
-	for {
-		line, err := readLine(br)
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 0, 64<<10), sse.MaxEventSize)
+	for sc.Scan() {
+		line := sc.Bytes()
 		if len(bytes.TrimSpace(line)) > 0 {
 			var c chatChunk
 			if jerr := json.Unmarshal(line, &c); jerr != nil {
@@ -197,31 +192,12 @@ func (t *chatTransport) read(ctx context.Context, h http.Header, body io.Reader,
 				return a.response(), nil
 			}
 		}
-		if err == io.EOF {
-			return a.response(), providers.StreamCutError(ctx, t.ep.Provider, h, `before a line with "done": true`)
-		}
-		if err != nil {
-			return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
-		}
 	}
-}
-
-// errLineTooLong is a stream line over sse.MaxEventSize.
-var errLineTooLong = errors.New("a stream line is over " + strconv.Itoa(sse.MaxEventSize>>20) + " MiB")
-
-// readLine reads one line of at most sse.MaxEventSize bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		line = append(line, part...)
-		if len(line) > sse.MaxEventSize {
-			return nil, errLineTooLong
-		}
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
+	if err := sc.Err(); err != nil {
+		// A read error, or a line over sse.MaxEventSize (bufio.ErrTooLong).
+		return a.response(), providers.ReadFailed(ctx, t.ep.Provider, h, err)
 	}
+	return a.response(), providers.StreamCutError(ctx, t.ep.Provider, h, `before a line with "done": true`)
 }
 
 // assembler builds a Response from the chunks and reports deltas.
