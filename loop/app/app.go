@@ -240,6 +240,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
+	s.Backend.ContextLength, s.Notice = s.Agent.RuntimeAtStart(ctx, s.Backend.ContextLength, s.Notice)
 	return s, nil
 }
 
