@@ -94,6 +94,7 @@ type Agent struct {
 	route  *router
 	guard  *tools.Guardrails
 	ctxs   contextState // touched only by the running turn or Compress
+	rtc    runtimeContexts
 
 	// est is the incremental token estimate (estimate_cache.go).
 	est   estimateCache

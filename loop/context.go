@@ -51,12 +51,26 @@ type snapshotter interface {
 }
 
 // ContextLength is the context window of the current backend.
+// A runtime context the server reported (Ollama's num_ctx) stands in
+// for the built-in guess: it is what the server holds (capped by the
+// model's own maximum and by model.context_length when set).
 func (a *Agent) contextLength() int {
 	b := a.route.backend()
 	if s := a.ctxs.stated[backendKey(b)]; s > 0 {
 		return s // the provider's own word wins over any guess or setting
 	}
-	return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	rc, ok := a.rtc.known(b)
+	if !ok {
+		return compress.ContextLength(b.Provider, b.Model, b.ContextLength)
+	}
+	n := rc.Tokens
+	if rc.Max > 0 && rc.Max < n {
+		n = rc.Max
+	}
+	if b.ContextLength > 0 && b.ContextLength < n {
+		n = b.ContextLength
+	}
+	return n
 }
 
 func (a *Agent) threshold() int {
@@ -66,7 +80,12 @@ func (a *Agent) threshold() int {
 // preflight compresses before a call when the calibrated estimate passes
 // the threshold, or when the last response's real usage did. It reports
 // whether the history changed (the request must then be rebuilt).
+//
+// It first learns the backend's runtime context, once a turn (see
+// runtimeContexts), so that the threshold is that of the context the
+// server runs the model with.
 func (t *turn) preflight(req providers.Request) bool {
+	t.a.learnRuntime(t.ctx, t.n)
 	cs := &t.a.ctxs
 	cs.lastRaw = t.a.estimate(req)
 	cs.lastEst = cs.tracker.Adjust(cs.lastRaw)

@@ -210,6 +210,8 @@ func (t *turn) explain() string {
 		return "The provider refused the request under its content policy."
 	case ExitContextOverflow:
 		return t.overflowExplanation()
+	case ExitOllamaContextTooSmall:
+		return t.explainRuntime()
 	case ExitGuardrailHalt:
 		return guardrailHaltExplanation(t.final)
 	case ExitUnknown:

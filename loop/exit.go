@@ -38,6 +38,10 @@ const (
 	// ExitResponseTooLarge ends a turn whose response passed
 	// agent.max_response_bytes (talaria's addition).
 	ExitResponseTooLarge ExitKind = "response_too_large"
+	// ExitOllamaContextTooSmall ends a turn whose request does not fit the
+	// runtime context of its Ollama server, even after compression:
+	// nothing was sent (Hermes's exit).
+	ExitOllamaContextTooSmall ExitKind = "ollama_runtime_context_too_small"
 )
 
 // Exit is a turn's exit reason. Its text form (MarshalText, String) is

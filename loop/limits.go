@@ -38,26 +38,50 @@ func checkPrompt(input string) error {
 	return nil
 }
 
+// MaxToolCalls is the most tool calls one response may carry (1,024, far
+// past any real batch). A response with more is cut as it streams, like
+// one past agent.max_response_bytes, and none of its calls runs: without
+// the cap a model could send calls without end, each one small.
+const MaxToolCalls = 1024
+
 // responseTooLarge is an attempt cut because its response passed
-// agent.max_response_bytes.
-type responseTooLarge struct{ limit int }
+// agent.max_response_bytes, or MaxToolCalls when calls is set.
+type responseTooLarge struct {
+	limit int
+	calls bool
+}
 
 func (e *responseTooLarge) Error() string {
+	if e.calls {
+		return fmt.Sprintf("the response passed %d tool calls, the most one response may carry; reading stopped", MaxToolCalls)
+	}
 	return fmt.Sprintf("the response passed agent.max_response_bytes (%s of text, reasoning and tool arguments); reading stopped", byteSize(e.limit))
 }
 
-// sizeGuard counts the bytes of one attempt's response and cuts the
-// attempt once they pass the limit.
+// sizeGuard counts the bytes and the tool calls of one attempt's response
+// and cuts the attempt once they pass the limit or MaxToolCalls.
 type sizeGuard struct {
-	limit  int
-	n      int
-	over   bool
-	cancel context.CancelFunc
+	limit   int
+	n       int
+	calls   int
+	over    bool
+	tooMany bool
+	cancel  context.CancelFunc
 }
 
 // add counts a delta.
 func (g *sizeGuard) add(d providers.Delta) {
-	if g == nil || g.limit <= 0 {
+	if g == nil {
+		return
+	}
+	if d.Kind == providers.DeltaToolCall {
+		g.calls++
+		if g.calls > MaxToolCalls && !g.over {
+			g.over, g.tooMany = true, true
+			g.cancel()
+		}
+	}
+	if g.limit <= 0 {
 		return
 	}
 	g.n += len(d.Text)
@@ -69,9 +93,16 @@ func (g *sizeGuard) add(d providers.Delta) {
 
 // check reports the attempt's result as too large: cut while streaming,
 // or, for tool arguments (which transports assemble without streaming
-// them), counted on the complete response.
+// them) and calls a wire never announced, counted on the complete
+// response.
 func (g *sizeGuard) check(resp *providers.Response, err error) error {
-	if g == nil || g.limit <= 0 {
+	if g == nil {
+		return err
+	}
+	if g.tooMany || (err == nil && resp != nil && len(resp.ToolCalls) > MaxToolCalls) {
+		return &responseTooLarge{calls: true}
+	}
+	if g.limit <= 0 {
 		return err
 	}
 	if !g.over && err == nil && responseBytes(resp) <= g.limit {
@@ -125,6 +156,9 @@ func cutBytes(s string, n int) string {
 
 // explainTooLarge is the explanation of ExitResponseTooLarge.
 func (t *turn) explainTooLarge() string {
+	if big, ok := t.lastErr.(*responseTooLarge); ok && big.calls {
+		return fmt.Sprintf("The response carried more than %d tool calls, the most talaria accepts in one response, so reading stopped and none of them ran; the text that arrived is kept. Ask for the work in smaller steps, or try another model.", MaxToolCalls)
+	}
 	return fmt.Sprintf("The response passed the %s limit of agent.max_response_bytes, so reading stopped; the text that arrived is kept. Raise agent.max_response_bytes in config.yaml to accept longer responses.",
 		byteSize(t.a.opts.MaxResponseBytes))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"talaria/providers"
 	"talaria/providers/providertest"
 )
 
@@ -65,5 +66,42 @@ func TestPromptOverTheLimitIsRefused(t *testing.T) {
 	}
 	if f.agent.Busy() || len(f.srv.Requests()) != 0 || len(f.agent.History()) != 0 {
 		t.Fatal("Start began a turn on a prompt over the limit")
+	}
+}
+
+// A response with more than MaxToolCalls tool calls is cut and runs none
+// of them: the turn ends with response_too_large and says why.
+func TestToolCallsOverTheCap(t *testing.T) {
+	f := newFixture(t, nil)
+	calls := make([]providertest.Call, MaxToolCalls+1)
+	for i := range calls {
+		calls[i] = providertest.Call{Name: "read_file", Args: `{"path":"a.txt"}`}
+	}
+	f.srv.Push(providertest.ToolCalls(calls...))
+	res := f.run(t, "read it many times")
+	if res.ExitReason.Kind != ExitResponseTooLarge || res.Completed {
+		t.Fatalf("exit %q completed %v", res.ExitReason, res.Completed)
+	}
+	if !strings.Contains(res.Explanation, "1024 tool calls") {
+		t.Fatalf("explanation %q does not name the cap", res.Explanation)
+	}
+	if n := len(ofType[*ToolStarted](f.rec)); n != 0 {
+		t.Fatalf("%d tools ran from a response over the call cap", n)
+	}
+	if len(f.srv.Requests()) != 1 {
+		t.Fatalf("a cut response was retried: %d requests", len(f.srv.Requests()))
+	}
+}
+
+// A response at the cap is not cut.
+func TestToolCallsAtTheCap(t *testing.T) {
+	var g sizeGuard
+	g.cancel = func() { t.Fatal("cut at the cap") }
+	for i := range MaxToolCalls {
+		g.add(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: i})
+	}
+	resp := &providers.Response{ToolCalls: make([]providers.ToolCall, MaxToolCalls)}
+	if err := g.check(resp, nil); err != nil {
+		t.Fatalf("check: %v", err)
 	}
 }

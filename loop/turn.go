@@ -155,6 +155,10 @@ func (t *turn) loop() {
 		if t.preflight(req) {
 			req = t.request(true)
 		}
+		var fits bool
+		if req, fits = t.runtimeFits(req); !fits {
+			return
+		}
 		resp, err := t.call(req)
 		if err != nil {
 			if t.compressOnOverflow(err) {

@@ -23,6 +23,9 @@ type Backend struct {
 	// KeyEnvs names the environment variables the keys came from, for
 	// error messages ("the API key in OPENAI_API_KEY").
 	KeyEnvs []string
+	// OllamaNumCtx is model.ollama_num_ctx: the runtime context asked of
+	// an Ollama server on every request (0: the server's own).
+	OllamaNumCtx int
 }
 
 // sameBackend reports whether a and b reach the same model at the same

@@ -21,6 +21,11 @@ type Endpoint struct {
 	APIKey  string
 	// HTTPClient is used for every request; nil means a default client.
 	HTTPClient *http.Client
+	// OllamaNumCtx is the runtime context (num_ctx) to ask of an Ollama
+	// server on every request; 0 leaves it to the server. Ollama takes it
+	// only on its native API, so a chat_completions endpoint with it set
+	// speaks Ollama's /api/chat (see providers/ollama).
+	OllamaNumCtx int
 }
 
 // Transport is a wire: it converts neutral requests to one wire format,

@@ -248,6 +248,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	events.declare(s.masking, tr.timeline, tr.recorded, sink)
 	s.Agent = loop.New(opts)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
+	s.Backend.ContextLength, s.Notice = s.Agent.RuntimeAtStart(ctx, s.Backend.ContextLength, s.Notice)
 	return s, nil
 }
 
@@ -307,7 +308,7 @@ func newTransportWrapped(b providers.Backend, key string, to providers.Timeouts,
 		rt = wrap(rt)
 	}
 	return Transports().New(b.APIMode, providers.Endpoint{
-		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{Transport: rt},
+		Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIKey: key, HTTPClient: &http.Client{Transport: rt}, OllamaNumCtx: b.OllamaNumCtx,
 	})
 }
 
@@ -318,7 +319,7 @@ func Timeouts(a config.Agent) providers.Timeouts {
 
 func toBackend(b config.Backend) providers.Backend {
 	return providers.Backend{Provider: b.Provider, Model: b.Model, BaseURL: b.BaseURL, APIMode: b.APIMode,
-		APIKeys: b.APIKeys, KeyEnvs: b.APIKeyEnvs, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort}
+		APIKeys: b.APIKeys, KeyEnvs: b.APIKeyEnvs, MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort, OllamaNumCtx: b.OllamaNumCtx}
 }
 
 // buildChain resolves the fallback providers. A fallback whose key is not

@@ -43,6 +43,9 @@ type Model struct {
 	// ReasoningEffort asks for reasoning/thinking: low | medium | high;
 	// empty (the default) leaves it off.
 	ReasoningEffort string `yaml:"reasoning_effort"`
+	// OllamaNumCtx is the runtime context (num_ctx) asked of an Ollama
+	// server on every request; 0 leaves it to the server.
+	OllamaNumCtx int `yaml:"ollama_num_ctx"`
 }
 
 // Agent holds loop limits and retry timing.

@@ -51,6 +51,8 @@ type Backend struct {
 	MaxTokens     int
 	// ReasoningEffort is model.reasoning_effort ("" off).
 	ReasoningEffort string
+	// OllamaNumCtx is model.ollama_num_ctx (0 unset).
+	OllamaNumCtx int
 }
 
 // Overrides are the command-line flags that take precedence over the file.
@@ -131,7 +133,7 @@ func Resolve(m Model, getenv func(string) string) (Backend, error) {
 		}
 	}
 	d := Defaults(m.Provider)
-	b := Backend{Provider: m.Provider, Model: m.Name, BaseURL: m.BaseURL, APIMode: m.APIMode, ContextLength: m.ContextLength, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort}
+	b := Backend{Provider: m.Provider, Model: m.Name, BaseURL: m.BaseURL, APIMode: m.APIMode, ContextLength: m.ContextLength, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, OllamaNumCtx: m.OllamaNumCtx}
 	if b.Model == "" {
 		b.Model = d.Model
 	}

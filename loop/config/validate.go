@@ -111,6 +111,9 @@ func validateModel(m Model, key string, bad func(string, string) error) error {
 	if m.MaxTokens < 0 {
 		return bad(key+".max_tokens", "must be positive")
 	}
+	if m.OllamaNumCtx != 0 && (m.OllamaNumCtx < 256 || m.OllamaNumCtx > 1<<24) {
+		return bad(key+".ollama_num_ctx", fmt.Sprintf("must be a context size in tokens between 256 and 16777216, such as 65536, got %d", m.OllamaNumCtx))
+	}
 	if m.ReasoningEffort != "" {
 		if err := oneOf(key+".reasoning_effort", m.ReasoningEffort, ReasoningEfforts(), bad); err != nil {
 			return err

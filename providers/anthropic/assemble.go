@@ -26,11 +26,14 @@ var finishReasons = providers.FinishReasons{
 type assembler struct {
 	providers.Streamed // content and reasoning, reported as they arrive
 	blocks             []*blockAcc
-	ncalls             int
-	stop               string // raw stop_reason
-	usage              wireUsage
-	started            bool // message_start seen
-	finished           bool // message_stop seen
+	// byIndex holds the latest block with each wire index, so a reply
+	// with many blocks assembles in linear time.
+	byIndex  map[int]*blockAcc
+	ncalls   int
+	stop     string // raw stop_reason
+	usage    wireUsage
+	started  bool // message_start seen
+	finished bool // message_stop seen
 }
 
 // blockAcc is one content block being assembled.
@@ -47,7 +50,7 @@ type blockAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, byIndex: map[int]*blockAcc{}}
 }
 
 // add folds one decoded event in. Unknown event and block types are
@@ -88,6 +91,7 @@ func (a *assembler) add(ev *event) {
 func (a *assembler) startBlock(index int, wb *wireBlock) {
 	b := &blockAcc{index: index, kind: wb.Type}
 	a.blocks = append(a.blocks, b)
+	a.byIndex[index] = b
 	switch wb.Type {
 	case "text":
 		a.AddText(wb.Text)
@@ -103,15 +107,9 @@ func (a *assembler) startBlock(index int, wb *wireBlock) {
 	}
 }
 
-// block finds the open block with a wire index; blocks arrive in index
-// order, so the last one is almost always it.
+// block finds the latest block started with a wire index, or nil.
 func (a *assembler) block(index int) *blockAcc {
-	for i := len(a.blocks) - 1; i >= 0; i-- {
-		if a.blocks[i].index == index {
-			return a.blocks[i]
-		}
-	}
-	return nil
+	return a.byIndex[index]
 }
 
 func (a *assembler) addDelta(b *blockAcc, d *wireDelta) {

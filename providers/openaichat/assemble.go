@@ -38,8 +38,9 @@ type assembler struct {
 	providers.Streamed // content and reasoning, reported as they arrive
 	refusal            bool
 	calls              []*callAcc
-	byIndex            map[int]int // wire index -> position in calls
-	finish             string      // raw finish_reason, last non-empty one
+	byIndex            map[int]int    // wire index -> position in calls
+	byID               map[string]int // call id -> first position holding it
+	finish             string         // raw finish_reason, last non-empty one
 	usage              *wireUsage
 	sawChunk           bool
 }
@@ -53,7 +54,7 @@ type callAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, byIndex: map[int]int{}}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, byIndex: map[int]int{}, byID: map[string]int{}}
 }
 
 // add folds one decoded chunk in. Only choice index 0 is read; chunks with
@@ -133,8 +134,11 @@ func (a *assembler) addToolCall(tc *wireToolCall) {
 		a.byIndex[*tc.Index] = pos
 	}
 	c := a.calls[pos]
-	if c.id == "" {
+	if c.id == "" && tc.ID != "" {
 		c.id = tc.ID
+		if p, ok := a.byID[tc.ID]; !ok || pos < p {
+			a.byID[tc.ID] = pos
+		}
 	}
 	if c.name == "" {
 		c.name = tc.Function.Name
@@ -149,11 +153,11 @@ func (a *assembler) addToolCall(tc *wireToolCall) {
 	}
 }
 
+// findID returns the first position whose call has id, or -1: a map
+// lookup, so a reply with many calls assembles in linear time.
 func (a *assembler) findID(id string) int {
-	for i, c := range a.calls {
-		if c.id == id {
-			return i
-		}
+	if p, ok := a.byID[id]; ok {
+		return p
 	}
 	return -1
 }

@@ -10,11 +10,13 @@
 package openaichat
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"talaria/providers"
+	"talaria/providers/ollama"
 )
 
 // APIMode is the registry key of this transport.
@@ -33,29 +35,48 @@ type chatTransport struct {
 	replayExtra bool
 	// cache keeps the encoded messages of the last request.
 	cache *msgCache
+	// ollama asks the server, when it is Ollama, for its runtime context.
+	ollama *ollama.Server
 }
 
-// The wire implements providers.Transport.
-var _ providers.Transport = (*chatTransport)(nil)
+// The wire implements providers.Transport and can tell an Ollama
+// server's runtime context.
+var (
+	_ providers.Transport        = (*chatTransport)(nil)
+	_ providers.RuntimeContexter = (*chatTransport)(nil)
+)
 
 // New builds a chat_completions transport for ep. It is a providers.Factory.
 // An empty ep.BaseURL means the OpenAI API; ep.HTTPClient (or a default
 // client without timeout, so long streams are not cut) carries every
 // request. The key goes in Authorization: Bearer; an empty key sends no
 // credential (local servers). Nothing is retried here: that is the loop's
-// job.
+// job. With ep.OllamaNumCtx set the transport is Ollama's native chat
+// (ollama.NewChat): Ollama's /v1 ignores num_ctx, /api/chat honours it.
 func New(ep providers.Endpoint) (providers.Transport, error) {
+	if ep.OllamaNumCtx > 0 {
+		return ollama.NewChat(ep)
+	}
 	base, _, err := ep.Base(defaultBaseURL, "http://localhost:11434/v1")
 	if err != nil {
 		return nil, err
 	}
+	client := ep.Client()
 	return &chatTransport{
 		ep:          ep,
 		baseURL:     base,
-		client:      ep.Client(),
+		client:      client,
 		replayExtra: wantsExtraContent(ep, base),
 		cache:       &msgCache{},
+		ollama:      ollama.NewServer(client, base, ep.Provider, 0),
 	}, nil
+}
+
+// RuntimeContext asks the server, when it is Ollama (provider ollama, or
+// a local server answering /api/version), for the runtime context of
+// model; ok is false for any other server, which is asked once.
+func (t *chatTransport) RuntimeContext(ctx context.Context, model string) (providers.RuntimeContext, bool, error) {
+	return t.ollama.RuntimeContext(ctx, model)
 }
 
 // wantsExtraContent reports whether the endpoint is Gemini's OpenAI-compatible

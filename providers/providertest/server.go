@@ -101,6 +101,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
 		return
 	}
+	if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/api/") {
+		// Ollama's native API (GET /api/version recognises Ollama): this
+		// server is not Ollama, and the probe is not a model request.
+		http.NotFound(w, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	var req map[string]any
 	_ = json.Unmarshal(body, &req)

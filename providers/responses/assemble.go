@@ -31,9 +31,13 @@ var finishReasons = providers.FinishReasons{
 type assembler struct {
 	providers.Streamed // content and reasoning, reported as they arrive
 	calls              []*callAcc
-	items              []json.RawMessage // reasoning items, for the replay
-	sawText            bool              // output text arrived as deltas
-	refusal            bool
+	// byItem and byOutput hold the latest call with an item id and with
+	// an output index, so a reply with many calls assembles in linear time.
+	byItem   map[string]*callAcc
+	byOutput map[int]*callAcc
+	items    []json.RawMessage // reasoning items, for the replay
+	sawText  bool              // output text arrived as deltas
+	refusal  bool
 	// reasoning part being streamed, to separate summary parts
 	reasonItem  string
 	reasonIndex int
@@ -54,7 +58,7 @@ type callAcc struct {
 }
 
 func newAssembler(onDelta func(providers.Delta)) *assembler {
-	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}}
+	return &assembler{Streamed: providers.Streamed{OnDelta: onDelta}, byItem: map[string]*callAcc{}, byOutput: map[int]*callAcc{}}
 }
 
 // add folds one decoded event in; unknown types are ignored. Error events
@@ -124,6 +128,10 @@ func (a *assembler) itemAdded(ev *event) {
 func (a *assembler) newCall(itemID, callID, name string, outputIndex int) *callAcc {
 	c := &callAcc{itemID: itemID, callID: callID, name: name, outputIndex: outputIndex}
 	a.calls = append(a.calls, c)
+	if itemID != "" {
+		a.byItem[itemID] = c
+	}
+	a.byOutput[outputIndex] = c
 	a.OnDelta.Emit(providers.Delta{Kind: providers.DeltaToolCall, ToolIndex: len(a.calls) - 1, ToolName: name})
 	return c
 }
@@ -192,17 +200,10 @@ func (a *assembler) fillFromOutput(r *wireResponse) {
 // call finds a function call by item id, else by output index (servers
 // that number items differently in their events).
 func (a *assembler) call(itemID string, outputIndex int) *callAcc {
-	for i := len(a.calls) - 1; i >= 0; i-- {
-		if c := a.calls[i]; itemID != "" && c.itemID == itemID {
-			return c
-		}
+	if c, ok := a.byItem[itemID]; ok && itemID != "" {
+		return c
 	}
-	for i := len(a.calls) - 1; i >= 0; i-- {
-		if c := a.calls[i]; c.outputIndex == outputIndex {
-			return c
-		}
-	}
-	return nil
+	return a.byOutput[outputIndex]
 }
 
 // addReasoning appends reasoning text; a new summary part (another item or
