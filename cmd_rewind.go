@@ -127,8 +127,16 @@ func writeRewindReport(w io.Writer, rep *app.RewindReport, req app.RewindRequest
 		for _, c := range f.Errors {
 			fmt.Fprintf(w, "failed      %s: %s\n", c.Path, c.Reason)
 		}
+		ignored := map[string]bool{}
+		for _, p := range f.Ignored {
+			ignored[p] = true
+		}
 		for _, p := range f.Untracked {
-			fmt.Fprintln(w, "not tracked", p, "(over 10 MiB: not restored)")
+			why := "over 10 MiB"
+			if ignored[p] {
+				why = "ignored by .gitignore or not a regular file when checkpointed"
+			}
+			fmt.Fprintf(w, "not tracked %s (%s: not restored, left as it is)\n", p, why)
 		}
 		fmt.Fprintf(w, "files: %d restored; the tree before the rewind is checkpoint %s; files ignored by .gitignore are not tracked\n",
 			len(f.Restored), f.Saved)
