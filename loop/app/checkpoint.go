@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"talaria/loop"
 	"talaria/persist"
 	"talaria/persist/checkpoint"
 )
+
+// afterTimeout bounds the checkpoint taken as a turn ends.
+const afterTimeout = time.Minute
 
 // checkpointer takes the session's working-tree checkpoints for the loop
 // and records them with the session. It also keeps the turn the agent is
@@ -78,8 +82,11 @@ func (c *checkpointer) after() error {
 		return nil
 	}
 	// The turn's own context may be cancelled (an interrupt): this record
-	// matters most then, so it gets a context of its own.
-	m, err := c.cps.Take(context.Background(), c.root)
+	// matters most then, so it gets a context of its own, bounded so that
+	// a tree that cannot be scanned cannot keep the turn from ending.
+	ctx, cancel := context.WithTimeout(context.Background(), afterTimeout)
+	defer cancel()
+	m, err := c.cps.Take(ctx, c.root)
 	if err == nil {
 		err = c.db.AddCheckpoint(c.session, persist.CheckpointRecord{Turn: int(turn), Kind: persist.CheckpointAfter, ID: m.ID})
 	}

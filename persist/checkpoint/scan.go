@@ -367,6 +367,9 @@ func (s *Store) hashAll(ctx context.Context, m *Manifest, todo []pending) error 
 		wg.Go(func() {
 			for i := range ch {
 				p := &todo[i]
+				if s.beforeRead != nil {
+					s.beforeRead(p.abs)
+				}
 				blob, info, big, err := s.storeFile(p.abs)
 				mu.Lock()
 				e := &m.Entries[p.idx]

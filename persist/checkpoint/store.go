@@ -68,6 +68,8 @@ type Store struct {
 	// error says so) rather than copied wholesale into the store.
 	maxEntries  int
 	maxNewBytes int64
+	// beforeRead, when set (by tests), runs before a file is read.
+	beforeRead func(abs string)
 }
 
 // Limits of one checkpoint.
