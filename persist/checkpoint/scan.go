@@ -46,14 +46,17 @@ func (s *Store) cachePath(root string) string {
 
 // loadCache reads root's stat cache; a missing or unreadable cache is
 // empty (it only saves work).
-func (s *Store) loadCache(root string) statCache {
-	f, err := os.Open(s.cachePath(root))
+func (s *Store) loadCache(root string) statCache { return s.loadCacheFile(s.cachePath(root)) }
+
+// loadCacheFile reads the stat cache at p.
+func (s *Store) loadCacheFile(p string) statCache {
+	f, err := os.Open(p)
 	if err != nil {
 		return statCache{}
 	}
 	defer f.Close()
 	var c statCache
-	if err := gob.NewDecoder(f).Decode(&c); err != nil || c == nil {
+	if err := gob.NewDecoder(io.LimitReader(f, maxBlobRead)).Decode(&c); err != nil || c == nil {
 		return statCache{}
 	}
 	return c
@@ -61,11 +64,16 @@ func (s *Store) loadCache(root string) statCache {
 
 // saveCache writes root's stat cache.
 func (s *Store) saveCache(root string, c statCache) error {
+	return s.saveCacheFile(s.cachePath(root), c)
+}
+
+// saveCacheFile writes the stat cache at p.
+func (s *Store) saveCacheFile(p string, c statCache) error {
 	var b strings.Builder
 	if err := gob.NewEncoder(&b).Encode(c); err != nil {
 		return err
 	}
-	return writeAtomic(s.cachePath(root), []byte(b.String()))
+	return writeAtomic(p, []byte(b.String()))
 }
 
 // ErrTooLarge is returned (wrapped, with the limit) for a tree too big to
