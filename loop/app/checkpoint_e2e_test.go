@@ -425,3 +425,76 @@ func TestRewindNeverChmodsThroughASymlinkTheTurnMade(t *testing.T) {
 		t.Fatalf(".gitignore not restored: %q", b)
 	}
 }
+
+// dirSize sums the sizes of the files below dir.
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// TestCheckpointStoreIsPruned: five sessions one after another, each
+// writing 3 MB of random bytes (and removing the previous file). With
+// checkpoints.keep_sessions 2 the store is pruned as each session opens
+// and stays at three files' worth; `talaria checkpoints prune` prunes to
+// its flags, and a pruned session says so instead of failing.
+func TestCheckpointStoreIsPruned(t *testing.T) {
+	const runs, size = 5, 3_000_000
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, home, ".talaria/config.yaml", "checkpoints:\n  keep_sessions: 2\n", 0o644)
+	store := filepath.Join(home, ".talaria", "checkpoints")
+	srv := pt.New(t)
+	var ids []string
+	for i := range runs {
+		cmd := fmt.Sprintf("head -c %d /dev/urandom > b%d.bin && rm -f b%d.bin", size, i, i-1)
+		call, _ := json.Marshal(map[string]string{"command": cmd})
+		srv.Push(pt.ToolCalls(pt.Call{ID: "t", Name: "terminal", Args: string(call)}), pt.Text("done"))
+		if r := talaria(t, home, cwd, srv, "", "-p", fmt.Sprint("batch ", i), "--yolo"); r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		ids = append(ids, sessionID(t, home, cwd))
+		if n := dirSize(t, store); n > 3*size+256<<10 {
+			t.Fatalf("after run %d the store holds %d bytes (keep_sessions 2: at most three files' worth)", i, n)
+		}
+	}
+	t.Logf("%d sessions of %d random bytes each, keep_sessions 2: store %d bytes (unpruned it would hold about %d)", runs, size, dirSize(t, store), runs*size)
+	pr := talaria(t, home, cwd, nil, "", "checkpoints", "prune", "--keep-sessions", "1", "--json")
+	var rep struct {
+		BytesBefore int64    `json:"bytes_before"`
+		BytesAfter  int64    `json:"bytes_after"`
+		Pruned      []string `json:"pruned"`
+		Kept        []string `json:"kept"`
+	}
+	if err := json.Unmarshal([]byte(pr.stdout), &rep); err != nil || pr.code != 0 {
+		t.Fatalf("prune: exit %d %v\n%s\n%s", pr.code, err, pr.stdout, pr.stderr)
+	}
+	// (An older session whose last checkpoint a newer one shares is still
+	// in the store in part, and listed again.)
+	if fmt.Sprint(rep.Kept) != fmt.Sprint(ids[runs-1:]) || len(rep.Pruned) == 0 || rep.Pruned[0] != ids[runs-2] ||
+		rep.BytesBefore-rep.BytesAfter < size {
+		t.Fatalf("prune --keep-sessions 1: %+v (sessions %v)", rep, ids)
+	}
+	ls := talaria(t, home, cwd, nil, "", "checkpoints", ids[0])
+	if ls.code != 0 || !strings.Contains(ls.stdout, "checkpoints pruned") {
+		t.Fatalf("checkpoints of a pruned session: exit %d\n%s\n%s", ls.code, ls.stdout, ls.stderr)
+	}
+	rw := talaria(t, home, cwd, nil, "", "rewind", ids[0], "--to", "1", "--code")
+	if rw.code == 0 || !strings.Contains(rw.stderr, "pruned") {
+		t.Fatalf("code rewind of a pruned session: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	// The newest session still rewinds.
+	if rw := talaria(t, home, cwd, nil, "", "rewind", ids[runs-1], "--to", "1", "--code"); rw.code != 0 {
+		t.Fatalf("rewind of the kept session: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, fmt.Sprintf("b%d.bin", runs-2))); err != nil {
+		t.Fatal("the kept session's rewind did not bring the previous file back")
+	}
+}

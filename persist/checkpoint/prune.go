@@ -27,7 +27,8 @@ type Session struct {
 // Limits bound the store; a zero field sets no bound.
 type Limits struct {
 	// KeepSessions is how many sessions keep their checkpoints, the most
-	// recent first (live ones always do, and count).
+	// recent first (live ones always do, and count, even before their
+	// first checkpoint: a session opening is one of the newest).
 	KeepSessions int
 	// MaxBytes is the most the store may hold; the oldest sessions go
 	// first until it fits (live ones never do).
@@ -91,7 +92,7 @@ func (s *Store) Prune(ctx context.Context, sessions []Session, lim Limits, dry b
 	var present []Session
 	for _, ss := range sessions {
 		ids := slices.DeleteFunc(slices.Clone(ss.Checkpoints), func(id string) bool { return !s.hasManifest(id) })
-		if len(ids) > 0 {
+		if len(ids) > 0 || ss.Live { // a live one counts, checkpoints or not yet
 			ss.Checkpoints = ids
 			present = append(present, ss)
 		}
