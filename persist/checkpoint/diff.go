@@ -129,7 +129,11 @@ func (s *Store) Diff(a, b *Manifest) (string, error) {
 		}
 		if !okA || !okB || isBinary(before) || isBinary(after) {
 			if before != after || !okA || !okB {
-				fmt.Fprintf(&out, "Binary files or files over %d MiB differ: %s\n", MaxFileSize>>20, c.Path)
+				if !okA || !okB {
+					fmt.Fprintf(&out, "Contents not recorded (over %d MiB, ignored or not a regular file) differ: %s\n", MaxFileSize>>20, c.Path)
+				} else {
+					fmt.Fprintf(&out, "Binary files differ: %s\n", c.Path)
+				}
 			}
 			continue
 		}
