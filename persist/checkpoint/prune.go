@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -97,14 +98,12 @@ func (s *Store) Prune(ctx context.Context, sessions []Session, lim Limits, dry b
 			present = append(present, ss)
 		}
 	}
-	slices.SortStableFunc(present, func(a, b Session) int {
-		if a.Live != b.Live {
-			if a.Live {
-				return -1
-			}
-			return 1
+	// (sort, not slices: see sortByPath.)
+	sort.SliceStable(present, func(i, j int) bool {
+		if a, b := present[i], present[j]; a.Live != b.Live {
+			return a.Live
 		}
-		return b.Last.Compare(a.Last)
+		return present[i].Last.After(present[j].Last)
 	})
 	m := &marker{s: s, objs: map[string]int64{}, trees: map[string]bool{}, manifests: map[string]bool{}}
 	// Unrecorded recent checkpoints are roots.
