@@ -7,21 +7,26 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"talaria/loop/app"
 	"talaria/persist"
+	"talaria/persist/checkpoint"
 	"talaria/ui"
 )
 
 // checkpointsCmd runs `talaria checkpoints ID [--json]`: the session's
 // turns, their checkpoints and the files each created, changed or deleted.
 func checkpointsCmd(o *options, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "prune" {
+		return pruneCmd(o, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("checkpoints", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	id, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil || id == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "talaria: usage: talaria checkpoints ID [--json]")
+		fmt.Fprintln(stderr, "talaria: usage: talaria checkpoints ID [--json] | talaria checkpoints prune [--dry-run] [--keep-sessions N] [--max-bytes N] [--json]")
 		return app.ExitUsage
 	}
 	st, sess, code := openSession(o, id, "checkpoints", stderr)
@@ -58,12 +63,91 @@ func checkpointsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintln(stdout)
 		}
+		if t.Pruned {
+			fmt.Fprintln(stdout, "  (checkpoints pruned: the turn's files cannot be rewound)")
+		}
 		for _, c := range t.Changes {
 			fmt.Fprintf(stdout, "  %-8s %s\n", c.Kind, c.Path)
 		}
 	}
 	return 0
 }
+
+// pruneCmd runs `talaria checkpoints prune [--dry-run] [--keep-sessions N]
+// [--max-bytes N] [--json]`: the checkpoint store pruned to the limits
+// (checkpoints.keep_sessions and checkpoints.max_bytes unless given), the
+// sessions live processes run kept whole. Exit 0 when it ran, 1 when the
+// store stayed busy or could not be read, 2 for bad flags or config.
+func pruneCmd(o *options, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("checkpoints prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dry := fs.Bool("dry-run", false, "say what would go, remove nothing")
+	keep := fs.Int("keep-sessions", -1, "keep the checkpoints of this many sessions, newest first (0: no limit)")
+	maxBytes := fs.Int64("max-bytes", -1, "keep the store within this many bytes (0: no limit)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *keep < -1 || *maxBytes < -1 {
+		fmt.Fprintln(stderr, "talaria: usage: talaria checkpoints prune [--dry-run] [--keep-sessions N] [--max-bytes N] [--json]")
+		return app.ExitUsage
+	}
+	cfg, err := app.LoadConfig(o.flags)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
+	}
+	lim := cfg.Checkpoints
+	if *keep >= 0 {
+		lim.KeepSessions = *keep
+	}
+	if *maxBytes >= 0 {
+		lim.MaxBytes = *maxBytes
+	}
+	st, err := openStore(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitIncomplete
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pruneWait)
+	defer cancel()
+	rep, err := app.PruneCheckpoints(ctx, app.Home(o.flags.Home), st, lim, *dry)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: checkpoints prune:", err)
+		return app.ExitIncomplete
+	}
+	if *asJSON || o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+		return 0
+	}
+	verb := "pruned  "
+	if rep.Dry {
+		verb = "would go"
+	}
+	for _, id := range rep.Pruned {
+		fmt.Fprintf(stdout, "%s %s (its files can no longer be rewound)\n", verb, id)
+	}
+	live := map[string]bool{}
+	for _, id := range rep.Live {
+		live[id] = true
+	}
+	for _, id := range rep.Kept {
+		if live[id] {
+			fmt.Fprintf(stdout, "kept     %s (live: it may still rewind)\n", id)
+		} else {
+			fmt.Fprintf(stdout, "kept     %s\n", id)
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	fmt.Fprintf(stdout, "checkpoint store: %s before, %s after (keep_sessions %d, max_bytes %d)\n",
+		checkpoint.Bytes(rep.BytesBefore), checkpoint.Bytes(rep.BytesAfter), lim.KeepSessions, lim.MaxBytes)
+	return 0
+}
+
+// pruneWait bounds `talaria checkpoints prune`, waiting for the store's
+// lock included.
+const pruneWait = 5 * time.Minute
 
 // rewindCmd runs `talaria rewind ID --to TURN [--code | --conversation]
 // [--force]`: exit 0 when everything tracked was restored, 1 when a file
@@ -127,10 +211,18 @@ func writeRewindReport(w io.Writer, rep *app.RewindReport, req app.RewindRequest
 		for _, c := range f.Errors {
 			fmt.Fprintf(w, "failed      %s: %s\n", c.Path, c.Reason)
 		}
-		for _, p := range f.Untracked {
-			fmt.Fprintln(w, "not tracked", p, "(over 10 MiB: not restored)")
+		ignored := map[string]bool{}
+		for _, p := range f.Ignored {
+			ignored[p] = true
 		}
-		fmt.Fprintf(w, "files: %d restored; the tree before the rewind is checkpoint %s; files ignored by .gitignore are not tracked\n",
+		for _, p := range f.Untracked {
+			why := "over 10 MiB"
+			if ignored[p] {
+				why = "ignored by .gitignore or not a regular file when checkpointed"
+			}
+			fmt.Fprintf(w, "not tracked %s (%s: not restored, left as it is)\n", p, why)
+		}
+		fmt.Fprintf(w, "files: %d restored; the tree before the rewind is checkpoint %s; files ignored by .gitignore are not tracked (never removed or changed)\n",
 			len(f.Restored), f.Saved)
 	}
 	if req.Conversation {

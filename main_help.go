@@ -19,6 +19,7 @@ func subcommandHelp() [][2]string {
 		{"sessions search QUERY", "search past sessions (--session ID, --limit N, --json)"},
 		{"export ID", "the session's messages as JSON Lines"},
 		{"checkpoints ID [--json]", "the session's turns, their checkpoints and changed files"},
+		{"checkpoints prune", "prune the checkpoint store (--dry-run, --keep-sessions N, --max-bytes N, --json)"},
 		{"rewind ID --to TURN", "undo turns: --code, --conversation (default both), --force"},
 		{"timeline ID [--turn N]", "where a turn's time went (--json)"},
 		{"replay FILE", "replay a --record file offline and compare (--fast, --live-tools, --json)"},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	pt "talaria/providers/providertest"
 )
@@ -65,5 +66,37 @@ func TestCheckpointFailureDoesNotFailTheTurn(t *testing.T) {
 	}
 	if n := len(ofType[*CheckpointCreated](f.rec)); n != 0 {
 		t.Fatalf("%d checkpoint events for a failed checkpoint", n)
+	}
+}
+
+// TestInterruptEndsABlockedCheckpoint: the checkpoint hook waits (as a
+// scan stuck on a FIFO would) until the turn's context ends: the first
+// interrupt ends the turn, and the batch never runs.
+func TestInterruptEndsABlockedCheckpoint(t *testing.T) {
+	waiting := make(chan struct{})
+	f := newFixture(t, func(o *Options) {
+		o.Checkpoint = func(ctx context.Context, _, _ int) (string, error) {
+			close(waiting)
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+	})
+	f.srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":"a.txt","content":"x"}`}))
+	ch := f.runAsync("go")
+	select {
+	case <-waiting:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the checkpoint was never taken")
+	}
+	f.agent.Interrupt()
+	res := await(t, ch)
+	if res.ExitReason.Kind != ExitInterruptedByUser {
+		t.Fatalf("result: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "a.txt")); err == nil {
+		t.Fatal("the batch ran after the interrupt")
+	}
+	if n := len(ofType[*TurnFinished](f.rec)); n != 1 {
+		t.Fatalf("%d turn.finished events", n)
 	}
 }

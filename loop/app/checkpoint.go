@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"talaria/loop"
 	"talaria/persist"
 	"talaria/persist/checkpoint"
 )
+
+// afterTimeout bounds the checkpoint taken as a turn ends.
+const afterTimeout = time.Minute
 
 // checkpointer takes the session's working-tree checkpoints for the loop
 // and records them with the session. It also keeps the turn the agent is
@@ -32,6 +36,7 @@ type checkpointer struct {
 // opts). Subagents (wired before) share neither.
 func (s *Session) wireCheckpoints(opts *loop.Options, ss *sessionStore) {
 	c := &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
+	s.autoPrune(opts.Log)
 	inner := opts.Sink
 	opts.Sink = func(e loop.Event) {
 		if ts, ok := e.(*loop.TurnStarted); ok && ts.SessionID == c.session {
@@ -58,6 +63,12 @@ func (s *Session) wireCheckpoints(opts *loop.Options, ss *sessionStore) {
 
 // before is loop.Options.Checkpoint.
 func (c *checkpointer) before(ctx context.Context, turn, iteration int) (string, error) {
+	// Held from taking to recording: a prune cannot come between.
+	release, err := c.cps.Hold(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	m, err := c.cps.Take(ctx, c.root)
 	if err != nil {
 		return "", err
@@ -78,8 +89,16 @@ func (c *checkpointer) after() error {
 		return nil
 	}
 	// The turn's own context may be cancelled (an interrupt): this record
-	// matters most then, so it gets a context of its own.
-	m, err := c.cps.Take(context.Background(), c.root)
+	// matters most then, so it gets a context of its own, bounded so that
+	// a tree that cannot be scanned cannot keep the turn from ending.
+	ctx, cancel := context.WithTimeout(context.Background(), afterTimeout)
+	defer cancel()
+	release, err := c.cps.Hold(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint at the end of turn %d: %w", turn, err)
+	}
+	defer release()
+	m, err := c.cps.Take(ctx, c.root)
 	if err == nil {
 		err = c.db.AddCheckpoint(c.session, persist.CheckpointRecord{Turn: int(turn), Kind: persist.CheckpointAfter, ID: m.ID})
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -332,5 +333,168 @@ func TestTwoSessionsInOneDirectory(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(cwd, "a.txt")); string(got) != "from A\n" {
 		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+// TestRewindKeepsAFileTheTurnUnignored: .gitignore holds .env; the model
+// rewrites .gitignore without that line (auto-edit). .env existed before
+// the turn: it is not "created", and the rewind must not delete it.
+func TestRewindKeepsAFileTheTurnUnignored(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, home, ".talaria/config.yaml", "approvals: auto-edit\n", 0o644)
+	writeFile(t, cwd, ".gitignore", ".env\n", 0o644)
+	writeFile(t, cwd, ".env", "API_TOKEN=mine\n", 0o600)
+	writeFile(t, cwd, "main.go", "package main\n", 0o644)
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{ID: "w", Name: "write_file", Args: `{"path":".gitignore","content":"node_modules/\n"}`}), pt.Text("done"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "tidy the ignore file"); r.code != 0 {
+		t.Fatalf("turn: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, ".gitignore")); string(b) != "node_modules/\n" {
+		t.Fatalf("the turn did not run as scripted: .gitignore %q", b)
+	}
+	id := sessionID(t, home, cwd)
+	ls := talaria(t, home, cwd, nil, "", "checkpoints", id, "--json")
+	var turns []struct {
+		Changes []struct{ Path, Kind string }
+	}
+	if err := json.Unmarshal([]byte(ls.stdout), &turns); err != nil || len(turns) != 1 {
+		t.Fatalf("checkpoints --json: %v\n%s\n%s", err, ls.stdout, ls.stderr)
+	}
+	if got := fmt.Sprint(turns[0].Changes); got != "[{.gitignore changed}]" {
+		t.Fatalf("turn 1 changes: %s (.env existed before the turn)", got)
+	}
+	rw := talaria(t, home, cwd, nil, "", "rewind", id, "--to", "1", "--code")
+	if rw.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, ".env")); err != nil || string(b) != "API_TOKEN=mine\n" {
+		t.Fatalf("the rewind took .env: %q %v\n%s", b, err, rw.stdout)
+	}
+	if st, _ := os.Stat(filepath.Join(cwd, ".env")); st.Mode().Perm() != 0o600 {
+		t.Fatalf(".env mode %v", st.Mode())
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, ".gitignore")); string(b) != ".env\n" {
+		t.Fatalf(".gitignore not restored: %q", b)
+	}
+}
+
+// TestRewindNeverChmodsThroughASymlinkTheTurnMade: the model replaces
+// directory d (0777) by a symlink to a directory outside the tree (0700)
+// and ignores d. The rewind brings d back as a directory and leaves the
+// outside directory as it was.
+func TestRewindNeverChmodsThroughASymlinkTheTurnMade(t *testing.T) {
+	home, cwd, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Chmod(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cwd, ".gitignore", "*.log\n", 0o644)
+	writeFile(t, cwd, "d/f.txt", "inside\n", 0o644)
+	if err := os.Chmod(filepath.Join(cwd, "d"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	srv := pt.New(t)
+	cmd := fmt.Sprintf("rm -rf d && ln -s %s d && echo d >> .gitignore", outside)
+	call, _ := json.Marshal(map[string]string{"command": cmd})
+	srv.Push(pt.ToolCalls(pt.Call{ID: "t", Name: "terminal", Args: string(call)}), pt.Text("done"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "swap d", "--yolo"); r.code != 0 {
+		t.Fatalf("turn: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if st, err := os.Lstat(filepath.Join(cwd, "d")); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the turn did not run as scripted: %v %v", st, err)
+	}
+	id := sessionID(t, home, cwd)
+	rw := talaria(t, home, cwd, nil, "", "rewind", id, "--to", "1", "--code")
+	if st, err := os.Lstat(outside); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("the rewind changed the directory outside the tree: %v %v\n%s", st.Mode(), err, rw.stdout)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("the rewind wrote outside the tree: %v", ents)
+	}
+	if rw.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	st, err := os.Lstat(filepath.Join(cwd, "d"))
+	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o777 {
+		t.Fatalf("d is not the directory it was: %v %v", st, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, "d/f.txt")); err != nil || string(b) != "inside\n" {
+		t.Fatalf("d/f.txt: %q %v", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, ".gitignore")); string(b) != "*.log\n" {
+		t.Fatalf(".gitignore not restored: %q", b)
+	}
+}
+
+// dirSize sums the sizes of the files below dir.
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// TestCheckpointStoreIsPruned: five sessions one after another, each
+// writing 3 MB of random bytes (and removing the previous file). With
+// checkpoints.keep_sessions 2 the store is pruned as each session opens
+// and stays at three files' worth; `talaria checkpoints prune` prunes to
+// its flags, and a pruned session says so instead of failing.
+func TestCheckpointStoreIsPruned(t *testing.T) {
+	const runs, size = 5, 3_000_000
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, home, ".talaria/config.yaml", "checkpoints:\n  keep_sessions: 2\n", 0o644)
+	store := filepath.Join(home, ".talaria", "checkpoints")
+	srv := pt.New(t)
+	var ids []string
+	for i := range runs {
+		cmd := fmt.Sprintf("head -c %d /dev/urandom > b%d.bin && rm -f b%d.bin", size, i, i-1)
+		call, _ := json.Marshal(map[string]string{"command": cmd})
+		srv.Push(pt.ToolCalls(pt.Call{ID: "t", Name: "terminal", Args: string(call)}), pt.Text("done"))
+		if r := talaria(t, home, cwd, srv, "", "-p", fmt.Sprint("batch ", i), "--yolo"); r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		ids = append(ids, sessionID(t, home, cwd))
+		if n := dirSize(t, store); n > 3*size+256<<10 {
+			t.Fatalf("after run %d the store holds %d bytes (keep_sessions 2: at most three files' worth)", i, n)
+		}
+	}
+	t.Logf("%d sessions of %d random bytes each, keep_sessions 2: store %d bytes (unpruned it would hold about %d)", runs, size, dirSize(t, store), runs*size)
+	pr := talaria(t, home, cwd, nil, "", "checkpoints", "prune", "--keep-sessions", "1", "--json")
+	var rep struct {
+		BytesBefore int64    `json:"bytes_before"`
+		BytesAfter  int64    `json:"bytes_after"`
+		Pruned      []string `json:"pruned"`
+		Kept        []string `json:"kept"`
+	}
+	if err := json.Unmarshal([]byte(pr.stdout), &rep); err != nil || pr.code != 0 {
+		t.Fatalf("prune: exit %d %v\n%s\n%s", pr.code, err, pr.stdout, pr.stderr)
+	}
+	// (An older session whose last checkpoint a newer one shares is still
+	// in the store in part, and listed again.)
+	if fmt.Sprint(rep.Kept) != fmt.Sprint(ids[runs-1:]) || len(rep.Pruned) == 0 || rep.Pruned[0] != ids[runs-2] ||
+		rep.BytesBefore-rep.BytesAfter < size {
+		t.Fatalf("prune --keep-sessions 1: %+v (sessions %v)", rep, ids)
+	}
+	ls := talaria(t, home, cwd, nil, "", "checkpoints", ids[0])
+	if ls.code != 0 || !strings.Contains(ls.stdout, "checkpoints pruned") {
+		t.Fatalf("checkpoints of a pruned session: exit %d\n%s\n%s", ls.code, ls.stdout, ls.stderr)
+	}
+	rw := talaria(t, home, cwd, nil, "", "rewind", ids[0], "--to", "1", "--code")
+	if rw.code == 0 || !strings.Contains(rw.stderr, "pruned") {
+		t.Fatalf("code rewind of a pruned session: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	// The newest session still rewinds.
+	if rw := talaria(t, home, cwd, nil, "", "rewind", ids[runs-1], "--to", "1", "--code"); rw.code != 0 {
+		t.Fatalf("rewind of the kept session: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, fmt.Sprintf("b%d.bin", runs-2))); err != nil {
+		t.Fatal("the kept session's rewind did not bring the previous file back")
 	}
 }

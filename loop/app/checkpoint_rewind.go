@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"talaria/persist"
@@ -37,6 +38,18 @@ func (r *RewindReport) OK() bool { return r.Files == nil || r.Files.OK() }
 type TurnFiles struct {
 	persist.TurnInfo
 	Changes []checkpoint.Change `json:"changes"`
+	// Pruned is set when the turn's checkpoints are no longer in the
+	// store (`talaria checkpoints prune`, or the limits at session open):
+	// its changes are unknown and its files cannot be rewound.
+	Pruned bool `json:"pruned,omitempty"`
+}
+
+// errPruned explains a code rewind to a checkpoint no longer stored.
+func errPruned(id string, err error) error {
+	if errors.Is(err, checkpoint.ErrNoCheckpoint) {
+		return fmt.Errorf("the checkpoints of session %s were pruned (checkpoints.keep_sessions, checkpoints.max_bytes, `talaria checkpoints prune`): its files cannot be rewound; --conversation still can be: %w", id, err)
+	}
+	return err
 }
 
 // Rewind takes session id back to before turn req.ToTurn, as `talaria
@@ -104,15 +117,24 @@ func restoreCode(ctx context.Context, home string, st *persist.Store, id string,
 		return nil, "", err
 	}
 	cps := checkpoint.Open(home)
-	want, err := cps.Load(target.ID)
+	// Held while restoring and recording: a prune cannot come between.
+	release, err := cps.Hold(ctx)
 	if err != nil {
 		return nil, "", err
+	}
+	defer release()
+	want, err := cps.Load(target.ID)
+	if err != nil {
+		return nil, "", errPruned(id, err)
 	}
 	// The newest state recorded of the same directory (a session resumed
 	// elsewhere checkpoints another tree).
 	var latest *checkpoint.Manifest
 	for i := len(all) - 1; i >= 0 && latest == nil; i-- {
 		m, err := cps.Load(all[i].ID)
+		if errors.Is(err, checkpoint.ErrNoCheckpoint) {
+			continue
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -179,12 +201,21 @@ func SessionTurnFiles(ctx context.Context, home string, st *persist.Store, id st
 				}
 			}
 			a, err := load(first.ID)
+			if errors.Is(err, checkpoint.ErrNoCheckpoint) {
+				tf.Pruned = true
+				out = append(out, tf)
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
 			var b *checkpoint.Manifest
 			if afterID != "" {
-				b, err = load(afterID)
+				if b, err = load(afterID); errors.Is(err, checkpoint.ErrNoCheckpoint) {
+					tf.Pruned = true
+					out = append(out, tf)
+					continue
+				}
 			} else {
 				if now == nil {
 					now, err = cps.Take(ctx, a.Root)
@@ -212,7 +243,7 @@ func SessionDiff(ctx context.Context, home string, st *persist.Store, id string)
 	cps := checkpoint.Open(home)
 	first, err := cps.Load(all[0].ID)
 	if err != nil {
-		return "", err
+		return "", errPruned(id, err)
 	}
 	now, err := cps.Take(ctx, first.Root)
 	if err != nil {

@@ -28,6 +28,7 @@ type Config struct {
 	Terminal           Terminal             `yaml:"terminal"`
 	Sandbox            Sandbox              `yaml:"sandbox"`
 	Telemetry          Telemetry            `yaml:"telemetry"`
+	Checkpoints        Checkpoints          `yaml:"checkpoints"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).
@@ -140,6 +141,7 @@ func Default() Config {
 		Compression: Compression{Enabled: true, Threshold: 0.50},
 		Display:     Display{Theme: "", BusyInputMode: "steer", LiveLines: 5},
 		Sandbox:     Sandbox{Mode: "off"},
+		Checkpoints: DefaultCheckpoints(),
 	}
 }
 

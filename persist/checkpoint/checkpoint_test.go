@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -180,8 +181,8 @@ func TestIgnoredAndTooBigAreNotTracked(t *testing.T) {
 	write(t, root, "big.dat", strings.Repeat("x", 2<<10), 0o644)
 	target := take(t, s, root)
 	for _, e := range target.Entries {
-		if strings.HasPrefix(e.Path, "build") || e.Path == "x.log" {
-			t.Fatalf("ignored path tracked: %s", e.Path)
+		if strings.HasPrefix(e.Path, "build/") || ((e.Path == "build" || e.Path == "x.log") && !e.Ignored) {
+			t.Fatalf("ignored path tracked: %+v", e)
 		}
 	}
 	if got := target.TooBig(); !reflect.DeepEqual(got, []string{"big.dat"}) {
@@ -330,13 +331,12 @@ func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
 }
 
 func TestInsideRefusesEscapes(t *testing.T) {
-	root := t.TempDir()
 	for _, rel := range []string{"", "/etc/passwd", "../x", "a/../../x"} {
-		if _, err := inside(root, rel); err == nil {
+		if _, err := inside(rel); err == nil {
 			t.Errorf("inside(%q) accepted", rel)
 		}
 	}
-	if p, err := inside(root, "a/b"); err != nil || p != filepath.Join(root, "a", "b") {
+	if p, err := inside("a/b"); err != nil || p != filepath.Join("a", "b") {
 		t.Errorf("inside(a/b) = %q, %v", p, err)
 	}
 }
@@ -361,5 +361,84 @@ func TestHomeIsNotTrackedAndLimitsHold(t *testing.T) {
 	write(t, root, "c.txt", "12345", 0o644)
 	if _, err := s.Take(context.Background(), root); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("new bytes over the limit: %v", err)
+	}
+}
+
+// TestRestoreKeepsWhatItDoesNotHold: .env is ignored when the checkpoint
+// is taken; the turn un-ignores it (and a FIFO and an ignored directory
+// stand beside it). Nothing of what existed before is removed or changed,
+// the listing calls none of it created, and the rewind says what it
+// left.
+func TestRestoreKeepsWhatItDoesNotHold(t *testing.T) {
+	s, root := setup(t)
+	write(t, root, ".gitignore", ".env\nbuild/\n", 0o644)
+	write(t, root, ".env", "KEY=1\n", 0o600)
+	write(t, root, "build/out.o", "obj", 0o644)
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := take(t, s, root)
+	write(t, root, ".gitignore", "", 0o644) // everything tracked now
+	write(t, root, "build/new.o", "new", 0o644)
+	write(t, root, "made.txt", "by the turn", 0o644)
+	latest := take(t, s, root)
+	var created []string
+	for _, c := range Changes(target, latest) {
+		if c.Kind == Created {
+			created = append(created, c.Path)
+		}
+	}
+	if !reflect.DeepEqual(created, []string{"made.txt"}) {
+		t.Fatalf("created: %v (only made.txt is new)", created)
+	}
+	rep, err := s.Restore(context.Background(), target, latest, false)
+	if err != nil || !rep.OK() {
+		t.Fatalf("restore: %v %+v", err, rep)
+	}
+	got := treeOf(t, root)
+	if got[".env"].Data != "KEY=1\n" || got["build/out.o"].Data != "obj" || got["build/new.o"].Data != "new" ||
+		got["pipe"].Mode&fs.ModeNamedPipe == 0 || got[".gitignore"].Data != ".env\nbuild/\n" {
+		t.Fatalf("after restore: %v", got)
+	}
+	if _, ok := got["made.txt"]; ok {
+		t.Fatal("the created file is still there")
+	}
+	// Below build/, unread then, which existed is not known: both stay.
+	if !reflect.DeepEqual(rep.Ignored, []string{"build/new.o", "build/out.o"}) {
+		t.Fatalf("not restored (ignored): %v", rep.Ignored)
+	}
+	// Even forced, a path below a directory that was not read stays.
+	rep, err = s.Restore(context.Background(), target, latest, true)
+	if err != nil || treeOf(t, root)["build/new.o"].Data != "new" {
+		t.Fatalf("forced restore: %v %+v", err, rep)
+	}
+}
+
+// TestRestoreNeverChmodsThroughASymlink: a directory replaced by a
+// symlink to a directory outside the tree, then ignored: the restore
+// makes the directory again and leaves the outside one alone.
+func TestRestoreNeverChmodsThroughASymlink(t *testing.T) {
+	s, root := setup(t)
+	outside := t.TempDir()
+	os.Chmod(outside, 0o700)
+	write(t, root, "d/f", "f", 0o644)
+	os.Chmod(filepath.Join(root, "d"), 0o777)
+	target := take(t, s, root)
+	os.RemoveAll(filepath.Join(root, "d"))
+	os.Symlink(outside, filepath.Join(root, "d"))
+	write(t, root, ".gitignore", "d\n", 0o644)
+	latest := take(t, s, root)
+	rep, err := s.Restore(context.Background(), target, latest, true)
+	if err != nil || !rep.OK() {
+		t.Fatalf("restore: %v %+v", err, rep)
+	}
+	if st, _ := os.Lstat(outside); st.Mode().Perm() != 0o700 {
+		t.Fatalf("outside directory mode %v", st.Mode())
+	}
+	if st, _ := os.Lstat(filepath.Join(root, "d")); !st.IsDir() || st.Mode().Perm() != 0o777 {
+		t.Fatalf("d: %v", st.Mode())
+	}
+	if got := treeOf(t, root)["d/f"].Data; got != "f" {
+		t.Fatalf("d/f = %q", got)
 	}
 }

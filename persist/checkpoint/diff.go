@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -23,7 +24,12 @@ type Change struct {
 }
 
 // Changes lists the files and symlinks that differ from a to b, by path
-// (directories are not listed). A nil manifest is an empty tree.
+// (directories are not listed). A nil manifest is an empty tree. What
+// neither side tracks (ignored, special files) is not listed; a path one
+// side ignores is compared by its stat (an ignored .env that a turn's new
+// .gitignore made tracked is not "created"); a path below a directory
+// the other side did not read is not listed (whether it was there is not
+// known).
 func Changes(a, b *Manifest) []Change {
 	return changes(indexOf(a), indexOf(b))
 }
@@ -38,7 +44,12 @@ func changes(ai, bi map[string]*Entry) []Change {
 				continue
 			}
 		}
+		if !x.tracked() && !y.tracked() {
+			continue
+		}
 		switch {
+		case x == nil && underOpaque(ai, p), y == nil && underOpaque(bi, p):
+			continue
 		case x == nil:
 			out = append(out, Change{Path: p, Kind: Created})
 		case y == nil:
@@ -48,6 +59,17 @@ func changes(ai, bi map[string]*Entry) []Change {
 		}
 	}
 	return out
+}
+
+// underOpaque reports whether some directory above p is an entry of idx
+// whose names were not listed.
+func underOpaque(idx map[string]*Entry, p string) bool {
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if e := idx[d]; e != nil && e.Type == TypeDir && e.Opaque {
+			return true
+		}
+	}
+	return false
 }
 
 // indexOf indexes a manifest, nil meaning empty.
@@ -107,7 +129,11 @@ func (s *Store) Diff(a, b *Manifest) (string, error) {
 		}
 		if !okA || !okB || isBinary(before) || isBinary(after) {
 			if before != after || !okA || !okB {
-				fmt.Fprintf(&out, "Binary files or files over %d MiB differ: %s\n", MaxFileSize>>20, c.Path)
+				if !okA || !okB {
+					fmt.Fprintf(&out, "Contents not recorded (over %d MiB, ignored or not a regular file) differ: %s\n", MaxFileSize>>20, c.Path)
+				} else {
+					fmt.Fprintf(&out, "Binary files differ: %s\n", c.Path)
+				}
 			}
 			continue
 		}
@@ -131,7 +157,7 @@ func (s *Store) content(e *Entry) (string, bool, error) {
 		return "", true, nil
 	case e.Type == TypeSymlink:
 		return e.Target + "\n", true, nil
-	case e.TooBig:
+	case !e.held():
 		return "", false, nil
 	}
 	data, err := s.readBlob(e.Blob)

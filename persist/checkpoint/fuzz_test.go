@@ -48,12 +48,12 @@ func FuzzNamesRoundTrip(f *testing.F) {
 		// what was.
 		after := treeOf(t, root)
 		for p := range before {
-			if _, tracked := target.index()[p]; !tracked {
+			if !target.index()[p].tracked() {
 				delete(before, p)
 			}
 		}
 		for p := range after {
-			if _, tracked := target.index()[p]; !tracked {
+			if !target.index()[p].tracked() {
 				delete(after, p)
 			}
 		}

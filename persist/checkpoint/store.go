@@ -21,7 +21,15 @@
 //
 // What is tracked is what git would see: .git/ is skipped and .gitignore
 // (and .git/info/exclude) is honoured; files over [MaxFileSize] are listed
-// in the manifest without contents and never restored.
+// in the manifest without contents and never restored. What is not
+// tracked is still recorded as there: every name in a tracked directory
+// is listed, an ignored file, symlink or directory and a special file
+// (FIFO, socket, device) by its type and stat only (an ignored directory
+// is not read). A restore never removes or alters a path whose contents
+// the checkpoint does not hold, nor one below an ignored directory.
+//
+//	lock               flock(2): shared while a checkpoint is taken or
+//	                   restored, exclusive while the store is pruned
 package checkpoint
 
 import (
@@ -60,6 +68,8 @@ type Store struct {
 	// error says so) rather than copied wholesale into the store.
 	maxEntries  int
 	maxNewBytes int64
+	// beforeRead, when set (by tests), runs before a file is read.
+	beforeRead func(abs string)
 }
 
 // Limits of one checkpoint.
@@ -90,6 +100,9 @@ const (
 	TypeFile    = "f"
 	TypeSymlink = "l"
 	TypeDir     = "d"
+	// TypeOther is a FIFO, socket or device: recorded as there, never
+	// read, never restored.
+	TypeOther = "o"
 )
 
 // Entry is one path of a checkpoint.
@@ -111,6 +124,30 @@ type Entry struct {
 	Target string `json:"l,omitempty"`
 	// TooBig marks a file over the size limit: listed, not stored.
 	TooBig bool `json:"big,omitempty"`
+	// Ignored marks a path .gitignore ignores: its type and stat are
+	// recorded (a symlink's target too), its contents are not, and an
+	// ignored directory is not read (Opaque).
+	Ignored bool `json:"ign,omitempty"`
+	// Opaque marks a directory whose entries are not listed (ignored, or
+	// unreadable when recorded): what is below it is unknown.
+	Opaque bool `json:"op,omitempty"`
+}
+
+// tracked reports an entry whose contents a checkpoint follows: not
+// ignored and not a special file (a file over the size limit is tracked
+// but not held, see held).
+func (e *Entry) tracked() bool { return e != nil && !e.Ignored && e.Type != TypeOther }
+
+// held reports whether a restore can bring the entry back: a stored file,
+// a tracked symlink or directory.
+func (e *Entry) held() bool {
+	switch {
+	case e == nil || !e.tracked():
+		return false
+	case e.Type == TypeFile:
+		return e.Blob != ""
+	}
+	return true
 }
 
 // same reports whether two entries stand for the same content: type,
@@ -124,24 +161,30 @@ func (e *Entry) same(o *Entry) bool {
 	}
 	switch e.Type {
 	case TypeFile:
-		if e.TooBig || o.TooBig {
-			return e.TooBig == o.TooBig && e.Size == o.Size && e.MTime == o.MTime
+		if e.Blob == "" || o.Blob == "" { // too big or ignored: by stat
+			return e.Size == o.Size && e.MTime == o.MTime
 		}
 		return e.Blob == o.Blob
 	case TypeSymlink:
 		return e.Target == o.Target
+	case TypeOther:
+		return e.Size == o.Size && e.MTime == o.MTime
 	}
 	return true
 }
 
-// Manifest is one checkpoint: the tracked entries of a tree, sorted by
-// path.
+// Manifest is one checkpoint: the entries of a tree, sorted by path.
 type Manifest struct {
 	// ID is the manifest's SHA-256 (hex, first 24 digits).
 	ID string `json:"-"`
 	// Root is the absolute directory the checkpoint was taken of.
 	Root    string  `json:"root"`
 	Entries []Entry `json:"entries"`
+	// Complete is set when every name of each listed directory is an
+	// entry, ignored ones included (checkpoints of this version): a path
+	// that is not an entry, and not below an Opaque directory, was not
+	// there. Older checkpoints list the tracked paths only.
+	Complete bool `json:"complete,omitempty"`
 }
 
 // index maps paths to entries.
@@ -275,3 +318,8 @@ func relSlash(root, p string) string {
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
+
+// ErrBusy is returned (wrapped) when the store's lock could not be taken
+// before the context ended: another process is pruning it, or taking or
+// restoring a checkpoint while a prune waits.
+var ErrBusy = errors.New("the checkpoint store is busy")

@@ -25,14 +25,23 @@ type treeEntry struct {
 	Blob   string `json:"b,omitempty"`
 	Target string `json:"l,omitempty"`
 	TooBig bool   `json:"big,omitempty"`
-	Tree   string `json:"tr,omitempty"`
+	// Ignored and Opaque are Entry's.
+	Ignored bool   `json:"ign,omitempty"`
+	Opaque  bool   `json:"op,omitempty"`
+	Tree    string `json:"tr,omitempty"`
 }
 
 // manifestFile is what manifests/<id> holds.
 type manifestFile struct {
 	Root string `json:"root"`
 	Tree string `json:"tree"`
+	// V is the format: 0 lists the tracked paths only, completeVersion
+	// every name (Manifest.Complete).
+	V int `json:"v,omitempty"`
 }
+
+// completeVersion is the manifest format that lists every name.
+const completeVersion = 2
 
 // saveManifest stores m's directory listings (those not stored yet) and
 // the manifest naming the root's, and sets m.ID.
@@ -62,7 +71,7 @@ func (s *Store) saveManifest(m *Manifest) error {
 		list := make([]treeEntry, len(kids))
 		for i, e := range kids {
 			list[i] = treeEntry{Name: path.Base(e.Path), Type: e.Type, Mode: e.Mode, Size: e.Size, MTime: e.MTime,
-				Blob: e.Blob, Target: e.Target, TooBig: e.TooBig}
+				Blob: e.Blob, Target: e.Target, TooBig: e.TooBig, Ignored: e.Ignored, Opaque: e.Opaque}
 			if e.Type == TypeDir {
 				list[i].Tree = trees[e.Path]
 			}
@@ -79,7 +88,11 @@ func (s *Store) saveManifest(m *Manifest) error {
 		}
 		trees[d] = h
 	}
-	raw, err := json.Marshal(manifestFile{Root: m.Root, Tree: trees["."]})
+	mf := manifestFile{Root: m.Root, Tree: trees["."]}
+	if m.Complete {
+		mf.V = completeVersion
+	}
+	raw, err := json.Marshal(mf)
 	if err != nil {
 		return err
 	}
@@ -108,7 +121,7 @@ func (s *Store) Load(id string) (*Manifest, error) {
 	if err := json.Unmarshal(raw, &mf); err != nil || mf.Root == "" {
 		return nil, fmt.Errorf("checkpoint %s is unreadable: %v", id, err)
 	}
-	m := &Manifest{ID: id, Root: mf.Root}
+	m := &Manifest{ID: id, Root: mf.Root, Complete: mf.V >= completeVersion}
 	if err := s.loadTree(m, "", mf.Tree, 0); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", id, err)
 	}
@@ -141,7 +154,7 @@ func (s *Store) loadTree(m *Manifest, prefix, h string, depth int) error {
 			p = prefix + "/" + t.Name
 		}
 		m.Entries = append(m.Entries, Entry{Path: p, Type: t.Type, Mode: t.Mode, Size: t.Size, MTime: t.MTime,
-			Blob: t.Blob, Target: t.Target, TooBig: t.TooBig})
+			Blob: t.Blob, Target: t.Target, TooBig: t.TooBig, Ignored: t.Ignored, Opaque: t.Opaque})
 		if t.Type == TypeDir {
 			if err := s.loadTree(m, p, t.Tree, depth+1); err != nil {
 				return err
