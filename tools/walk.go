@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ignoreFrame is the .gitignore of one directory during a walk.
@@ -127,7 +130,7 @@ func (w *treeWalker) skip(p, name string, isDir bool) bool {
 // push loads the .gitignore of directory dir, if any, as the innermost
 // frame.
 func (w *treeWalker) push(dir string) {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	data, err := readIgnoreFile(filepath.Join(dir, ".gitignore"))
 	if err != nil || len(data) == 0 {
 		return
 	}
@@ -165,11 +168,34 @@ func (w *treeWalker) loadAncestors() {
 
 // loadExclude loads gitRoot/.git/info/exclude as the outermost frame.
 func (w *treeWalker) loadExclude(gitRoot string) {
-	data, err := os.ReadFile(filepath.Join(gitRoot, ".git", "info", "exclude"))
+	data, err := readIgnoreFile(filepath.Join(gitRoot, ".git", "info", "exclude"))
 	if err != nil {
 		return
 	}
 	if rules := parseIgnore(string(data)); len(rules) > 0 {
 		w.frames = append(w.frames, ignoreFrame{dir: gitRoot, rules: rules})
 	}
+}
+
+// maxIgnoreFile bounds what is read of one .gitignore or info/exclude.
+const maxIgnoreFile = 1 << 20
+
+// readIgnoreFile reads an ignore file only when it is a regular file: it
+// is opened non-blocking and checked on the descriptor, so a FIFO or a
+// device swapped in for a .gitignore can neither hang a walk nor be read,
+// and at most maxIgnoreFile bytes of it are read.
+func readIgnoreFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 }
