@@ -99,12 +99,10 @@ func (p *shellProc) start() error {
 		}()
 		return nil
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	ours, theirs, err := controlSocket()
 	if err != nil {
 		return fmt.Errorf("cannot create the spawner's control socket: %v", err)
 	}
-	_ = syscall.SetNonblock(fds[0], true) // pollable: no thread blocks on it
-	ours, theirs := os.NewFile(uintptr(fds[0]), "spawner control"), os.NewFile(uintptr(fds[1]), "spawner control")
 	p.cmd.ExtraFiles = []*os.File{theirs} // fd 3 of the spawner
 	err = p.cmd.Start()
 	theirs.Close()

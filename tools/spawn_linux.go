@@ -25,6 +25,18 @@ const (
 	spawnKillPause = 10 * time.Millisecond
 )
 
+// controlSocket returns the two ends of a spawner's control socket:
+// talaria's (pollable, so that no thread blocks on it) and the spawner's
+// (blocking), both close-on-exec.
+func controlSocket() (ours, theirs *os.File, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = syscall.SetNonblock(fds[0], true)
+	return os.NewFile(uintptr(fds[0]), "spawner control"), os.NewFile(uintptr(fds[1]), "spawner control"), nil
+}
+
 // commandTree lists the live processes of a command: the members of
 // process group pgid and the descendants of root, root itself left out.
 func commandTree(root, pgid int) []procInfo {

@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -16,6 +17,11 @@ func commandTree(int, int) []procInfo { return nil }
 // procInfo is what the reaper reads of one process (unused here).
 type procInfo struct {
 	pid, ppid, pgrp int
+}
+
+// controlSocket fails: there is no spawner here.
+func controlSocket() (ours, theirs *os.File, err error) {
+	return nil, nil, errors.New("the spawner needs Linux")
 }
 
 // SpawnMain reports that the spawner needs Linux.
