@@ -24,7 +24,7 @@ const (
 )
 
 // readParentCommand reads what a command can learn of its parent process
-// (and, with grandparent, of the parent's parent) from /proc.
+// from /proc: its environment and command line.
 const readParentCommand = `tr '\0' '\n' < /proc/$PPID/environ; echo; tr '\0' ' ' < /proc/$PPID/cmdline; echo`
 
 // secretEnv is env with the planted secrets.
@@ -62,30 +62,38 @@ func checkNoSecret(t *testing.T, home string, srv *pt.Server, stdout string) {
 }
 
 // A command reads its parent's environment and command line: the parent
-// is the spawner, which never held talaria's secrets; neither secret
-// reaches the tool result, the events, the store or the log.
+// is the spawner, which never held talaria's secrets (or, in the sandbox,
+// a process of the sandbox's PID namespace); neither secret reaches the
+// tool result, the events, the store or the log.
 func TestParentEnvironHoldsNoSecret(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
 	}
-	home, cwd := t.TempDir(), t.TempDir()
-	srv := pt.New(t)
-	args, _ := json.Marshal(map[string]string{"command": readParentCommand})
-	srv.Push(pt.ToolCalls(pt.Call{Name: "terminal", Args: string(args)}), pt.Text("read it"))
-	cmd := exec.Command(binary, "-p", "look at your parent", "--yolo", "--json")
-	cmd.Env = secretEnv(home, srv)
-	cmd.Dir = cwd
-	r := runCmd(t, cmd)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	reqs := srv.RawRequests()
-	if len(reqs) != 2 || !strings.Contains(reqs[1], "PATH=") {
-		t.Fatalf("the command did not read its parent's environment: %v", reqs)
-	}
-	checkNoSecret(t, home, srv, r.stdout)
-	if !strings.Contains(reqs[1], "__talaria_spawn") {
-		t.Errorf("the command's parent is not the spawner")
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) {
+			home, cwd := t.TempDir(), t.TempDir()
+			srv := pt.New(t)
+			args, _ := json.Marshal(map[string]string{"command": readParentCommand})
+			srv.Push(pt.ToolCalls(pt.Call{Name: "terminal", Args: string(args)}), pt.Text("read it"))
+			cmd := exec.Command(binary, "-p", "look at your parent", "--yolo", "--json", "--sandbox", mode)
+			cmd.Env = secretEnv(home, srv)
+			cmd.Dir = cwd
+			r := runCmd(t, cmd)
+			if mode != "off" && r.code == 2 {
+				t.Skipf("no sandbox here: %s", r.stderr)
+			}
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			reqs := srv.RawRequests()
+			if len(reqs) != 2 || !strings.Contains(reqs[1], "PATH=") {
+				t.Fatalf("the command did not read its parent's environment: %v", reqs)
+			}
+			checkNoSecret(t, home, srv, r.stdout)
+			if mode == "off" && !strings.Contains(reqs[1], "__talaria_spawn") {
+				t.Errorf("the command's parent is not the spawner")
+			}
+		})
 	}
 }
 
