@@ -279,7 +279,7 @@ func trackShell(ctx context.Context, p *shellProc) (release func()) {
 // spawner the spawner's, whose descendants are the whole command (the
 // spawner is a subreaper), setsid daemons included.
 func (r *Reaper) trackShell(p *shellProc) (release func()) {
-	shell := r.Track(p.pid)
+	shell := r.Track(p.pid())
 	if !p.spawned {
 		return shell
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -40,8 +41,12 @@ type shellProc struct {
 	cmd *exec.Cmd // what is started: the spawner, or the shell itself
 	// spawned is true when cmd is the spawner.
 	spawned bool
-	// pid is the shell's pid, also its process group id; 0 until started.
-	pid int
+	// spawnedPid is the shell's pid through the spawner, once it has
+	// reported it (see pid).
+	spawnedPid atomic.Int64
+	// pending is a signal asked for before the spawner reported the
+	// shell: it is sent once the shell is known.
+	pending atomic.Int32
 
 	done   chan struct{} // closed once the shell's status is known
 	reaped chan struct{} // closed once cmd has been waited for
@@ -91,7 +96,6 @@ func (p *shellProc) start() error {
 		if err := p.cmd.Start(); err != nil {
 			return err
 		}
-		p.pid = p.cmd.Process.Pid
 		go func() {
 			err := p.cmd.Wait()
 			p.end(p.cmd.ProcessState, err)
@@ -134,7 +138,10 @@ func (p *shellProc) start() error {
 	defer t.Stop()
 	select {
 	case pid := <-started:
-		p.pid = pid
+		p.spawnedPid.Store(int64(pid))
+		if sig := p.pending.Load(); sig != 0 {
+			p.signal(syscall.Signal(sig))
+		}
 		return nil
 	case msg := <-failed:
 		<-p.reaped
@@ -206,17 +213,30 @@ func (p *shellProc) result() (syscall.WaitStatus, bool, error) {
 	return p.status, p.known, p.waitErr
 }
 
+// pid returns the shell's pid, also its process group id; 0 until it is
+// known.
+func (p *shellProc) pid() int {
+	if p.spawned {
+		return int(p.spawnedPid.Load())
+	}
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // alive reports whether anything of the command still runs: a member of
 // the shell's process group, or (through the spawner) a descendant of the
 // spawner. Zombies do not count.
 func (p *shellProc) alive() bool {
-	if p.pid <= 0 {
+	pid := p.pid()
+	if pid <= 0 {
 		return false
 	}
 	if !p.spawned {
-		return groupAlive(p.pid)
+		return groupAlive(pid)
 	}
-	return len(commandTree(p.cmd.Process.Pid, p.pid)) > 0
+	return len(commandTree(p.cmd.Process.Pid, pid)) > 0
 }
 
 // signal sends sig to the shell's process group and, through the
@@ -224,19 +244,22 @@ func (p *shellProc) alive() bool {
 // group), each process once. The spawner itself is left out: it exits on
 // its own once the command's tree is gone.
 func (p *shellProc) signal(sig syscall.Signal) {
-	if p.pid <= 0 {
-		if p.cmd.Process != nil {
-			_ = p.cmd.Process.Signal(sig)
-		}
+	if p.spawned {
+		p.pending.Store(int32(sig))
+	}
+	pid := p.pid()
+	if pid <= 0 {
+		// Not started, or the spawner has not reported the shell yet
+		// (it may not even catch signals yet): start sends it then.
 		return
 	}
-	_ = syscall.Kill(-p.pid, sig)
+	_ = syscall.Kill(-pid, sig)
 	if !p.spawned {
 		return
 	}
-	for _, pid := range commandTree(p.cmd.Process.Pid, p.pid) {
-		if pid.pgrp != p.pid {
-			_ = syscall.Kill(pid.pid, sig)
+	for _, q := range commandTree(p.cmd.Process.Pid, pid) {
+		if q.pgrp != pid {
+			_ = syscall.Kill(q.pid, sig)
 		}
 	}
 }

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == SpawnerArg {
 		os.Exit(SpawnMain(os.Args[2:]))
 	}
+	// A race-built spawner would sleep a second at exit for late race
+	// reports, which the timing of the terminal tests does not allow.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	os.Exit(m.Run())
 }
 
@@ -213,7 +216,7 @@ func TestSpawnerRelaysAndEndsWithItsParent(t *testing.T) {
 	}
 	_ = syscall.SetNonblock(fds[0], true) // pollable: Close ends a Read in flight
 	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
-	script := "(setsid sleep " + m + " &); trap 'exit 7' TERM; sleep 100 & wait"
+	script := "trap 'exit 7' TERM; (setsid sleep " + m + " &); sleep 100 & wait"
 	cmd := exec.Command(os.Args[0], SpawnerArg, "--", "/bin/sh", "sh", "-c", script)
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -277,5 +280,20 @@ func TestSpawnerRelaysAndEndsWithItsParent(t *testing.T) {
 	}
 	if left := noneWithin(m, 10*time.Second); len(left) > 0 {
 		t.Errorf("processes %v outlived the spawner's parent", left)
+	}
+}
+
+// A command cancelled while its spawner is still starting is cancelled,
+// not an error of the spawner (which may not catch signals yet).
+func TestSpawnerCancelledWhileStarting(t *testing.T) {
+	env := spawnEnv(t, nil)
+	for range 5 {
+		ctx, cancel := context.WithCancel(context.Background())
+		go cancel()
+		res := TerminalTool{}.Run(ctx, env, []byte(`{"command":"sleep 100"}`))
+		cancel()
+		if !strings.Contains(res.Output, "cancelled") || strings.Contains(res.Output, "spawner") {
+			t.Fatalf("result %q", res.Output)
+		}
 	}
 }

@@ -183,6 +183,9 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 	start := time.Now()
 	if err := p.start(); err != nil {
 		pw.Close()
+		if ctx.Err() != nil {
+			return Errorf("terminal: cancelled before the command started")
+		}
 		return Errorf("terminal: cannot start shell: %v", err)
 	}
 	pw.Close()
