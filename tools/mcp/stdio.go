@@ -146,7 +146,7 @@ func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
 	w.Close() // the child holds its own copy
 	c := &stdioConn{
 		cmd: t.cmd, stdin: stdin, stdout: r, stray: t.stray, progress: t.progress, untrack: t.reaper.Track(t.cmd.Process.Pid),
-		incoming: make(chan jsonrpc.Message), exited: make(chan struct{}), closed: make(chan struct{}),
+		incoming: make(chan jsonrpc.Message), exited: make(chan struct{}), closed: make(chan struct{}), readDone: make(chan struct{}),
 		lists: map[jsonrpc.ID]bool{}, taskOnly: map[string]bool{},
 	}
 	t.conn = c
@@ -175,6 +175,9 @@ type stdioConn struct {
 	incoming chan jsonrpc.Message
 	readErr  error // set before incoming is closed
 	exited   chan struct{}
+	// readDone is closed when the read loop has ended (and logged the
+	// last count of stray lines).
+	readDone chan struct{}
 	// untrack drops the server's process group from the reaper's run file
 	// once Close has killed it.
 	untrack func()
@@ -235,6 +238,7 @@ func (c *stdioConn) noteListing(msg jsonrpc.Message) {
 
 // readLoop reads stdout line by line and passes the JSON-RPC messages on.
 func (c *stdioConn) readLoop() {
+	defer close(c.readDone)
 	defer close(c.incoming)
 	defer func() {
 		if c.strays != nil {
@@ -391,6 +395,10 @@ func (c *stdioConn) Close() error {
 		<-c.exited
 		c.untrack()
 		_ = c.stdout.Close()
+		select { // the last count of stray lines is logged before Close returns
+		case <-c.readDone:
+		case <-time.After(closeGrace):
+		}
 	})
 	return nil
 }
