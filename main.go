@@ -42,6 +42,12 @@ type options struct {
 }
 
 func main() {
+	// Non-dumpable: a same-uid process cannot read talaria's environment
+	// (the provider keys) or memory; commands start from the spawner.
+	_ = tools.ProtectProcess()
+	if len(os.Args) > 2 && os.Args[1] == tools.SpawnerArg {
+		os.Exit(tools.SpawnMain(os.Args[2:])) // the parent of one command
+	}
 	if file := os.Getenv(tools.WatchdogEnv); file != "" {
 		// The watchdog of a talaria process (see tools.Reaper).
 		os.Exit(tools.RunWatchdog(file, os.Stdin))

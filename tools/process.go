@@ -40,6 +40,9 @@ type ProcessManager struct {
 	closed bool
 
 	reaper *Reaper // records every group started, foreground ones too
+	// spawner, when set, is the talaria executable commands start
+	// through (see SetSpawner).
+	spawner string
 }
 
 // SetReaper makes r record the process groups of this session's commands,
@@ -71,6 +74,7 @@ type bgProcess struct {
 	command string
 	dir     string
 	pid     int
+	sh      *shellProc // the shell, or its spawner
 	started time.Time
 	out     *outputRing
 	pipe    *os.File      // read end of the output pipe
@@ -125,16 +129,13 @@ func (m *ProcessManager) Start(pol CommandPolicy, command, dir string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("cannot create an output pipe: %v", err)
 	}
-	cmd, err := pol.shellCommand(context.Background(), command, dir)
+	sh, err := newShellProc(context.Background(), pol, m.spawner, command, dir, pw, &syscall.SysProcAttr{Setpgid: true})
 	if err != nil {
 		pr.Close()
 		pw.Close()
 		return "", err
 	}
-	cmd.Stdout = pw
-	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := sh.start(); err != nil {
 		pr.Close()
 		pw.Close()
 		return "", fmt.Errorf("cannot start shell: %v", err)
@@ -145,24 +146,26 @@ func (m *ProcessManager) Start(pol CommandPolicy, command, dir string) (string, 
 		id:      fmt.Sprintf("proc_%d", m.nextID),
 		command: command,
 		dir:     dir,
-		pid:     cmd.Process.Pid,
+		pid:     sh.pid(),
+		sh:      sh,
 		started: time.Now(),
 		out:     newOutputRing(procOutputCap),
 		pipe:    pr,
 		done:    make(chan struct{}),
 		outDone: make(chan struct{}),
-		release: m.reaper.Track(cmd.Process.Pid),
+		release: m.reaper.trackShell(sh),
 	}
 	go func() {
 		_, _ = io.Copy(p.out, pr)
 		close(p.outDone)
 	}()
 	go func() {
-		_ = cmd.Wait()
+		<-sh.done
+		ws, _, _ := sh.result()
 		p.mu.Lock()
 		p.ended = time.Now()
-		p.code = exitCode(cmd.ProcessState)
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		p.code = waitCode(ws, true)
+		if ws.Signaled() {
 			p.signal = ws.Signal().String()
 		}
 		p.mu.Unlock()
@@ -193,7 +196,7 @@ func (m *ProcessManager) prune() {
 		if excess == 0 {
 			break
 		}
-		if groupAlive(p.pid) {
+		if p.sh.alive() {
 			continue
 		}
 		delete(m.procs, p.id)
@@ -303,18 +306,18 @@ func (p *bgProcess) info() ProcessInfo {
 // are gone (or after procDrainWait when something outside the group still
 // holds it).
 func (p *bgProcess) kill() {
-	if groupAlive(p.pid) {
+	if p.sh.alive() {
 		if !p.finished() {
 			p.mu.Lock()
 			p.killed = true
 			p.mu.Unlock()
 		}
-		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		p.sh.signal(syscall.SIGTERM)
 		deadline := time.Now().Add(termKillGrace)
-		for groupAlive(p.pid) && time.Now().Before(deadline) {
+		for p.sh.alive() && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		p.sh.signal(syscall.SIGKILL)
 	}
 	select {
 	case <-p.done:
@@ -325,7 +328,8 @@ func (p *bgProcess) kill() {
 	case <-time.After(procDrainWait):
 		p.pipe.Close()
 	}
-	if p.release != nil && !groupAlive(p.pid) {
+	if p.release != nil && !p.sh.alive() {
+		p.sh.awaitReaped(termKillGrace)
 		p.release()
 	}
 }

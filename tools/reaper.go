@@ -154,7 +154,9 @@ func (r *Reaper) startWatchdog() {
 		return
 	}
 	cmd := exec.Command(r.watchdog[0], r.watchdog[1:]...)
-	cmd.Env = append(os.Environ(), WatchdogEnv+"="+r.file)
+	// Only what it needs: talaria's environment holds the provider keys,
+	// and a command could read the watchdog's /proc/PID/environ.
+	cmd.Env = []string{WatchdogEnv + "=" + r.file}
 	cmd.Stdin = pr
 	cmd.SysProcAttr = watchdogAttr()
 	if err := cmd.Start(); err != nil {
@@ -266,11 +268,23 @@ func withReaper(ctx context.Context, r *Reaper) context.Context {
 	return context.WithValue(ctx, reaperKey{}, r)
 }
 
-// trackGroup records pgid with the reaper ctx carries, if any, and
-// returns the function that forgets it.
-func trackGroup(ctx context.Context, pgid int) (release func()) {
+// trackShell records the process groups of command p with the reaper
+// ctx carries, if any, and returns the function that forgets them.
+func trackShell(ctx context.Context, p *shellProc) (release func()) {
 	r, _ := ctx.Value(reaperKey{}).(*Reaper)
-	return r.Track(pgid)
+	return r.trackShell(p)
+}
+
+// trackShell records the groups of p: the shell's, and through the
+// spawner the spawner's, whose descendants are the whole command (the
+// spawner is a subreaper), setsid daemons included.
+func (r *Reaper) trackShell(p *shellProc) (release func()) {
+	shell := r.Track(p.pid())
+	if !p.spawned {
+		return shell
+	}
+	spawner := r.Track(p.cmd.Process.Pid)
+	return func() { shell(); spawner() }
 }
 
 // ProcessStart returns the start time of process pid (clock ticks since

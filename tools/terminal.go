@@ -107,7 +107,7 @@ func (TerminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if a.Background {
 		return startBackground(env, a.Command, dir)
 	}
-	ctx = withReaper(ctx, env.Processes.Reaper())
+	ctx = withSpawner(withReaper(ctx, env.Processes.Reaper()), env.Processes.Spawner())
 	res := runShell(ctx, commandPolicy(env), a.Command, dir, time.Duration(timeout)*time.Second)
 	res = sandboxFollowUp(ctx, env, a.Command, dir, time.Duration(timeout)*time.Second, res)
 	res.Output = note + res.Output
@@ -137,15 +137,16 @@ func shellPath() string {
 }
 
 // runShell runs command in its own process group with stdin from
-// /dev/null and stdout and stderr combined. When ctx is done or timeout
-// passes, the group gets SIGTERM and, termKillGrace later, SIGKILL. When
-// the shell exits with members of its group still running (commands it
-// put in the background with &), they get the same treatment at once, so
-// that nothing a foreground call started outlives it; long-running
-// processes belong in terminal's background mode. Either way runShell
-// returns about termPipeGrace after the shell's exit or the SIGTERM at the
-// latest, even when something outside the group keeps the output pipe
-// open.
+// /dev/null and stdout and stderr combined, through the spawner when one
+// is set (see shellProc). When ctx is done or timeout passes, the
+// command gets SIGTERM and, termKillGrace later, SIGKILL. When the shell
+// exits with processes of the command still running (commands it put in
+// the background with &, setsid daemons the spawner adopted), they get
+// the same treatment at once, so that nothing a foreground call started
+// outlives it; long-running processes belong in terminal's background
+// mode. Either way runShell returns about termPipeGrace after the shell's
+// exit or the SIGTERM at the latest, even when something outside the
+// command keeps the output pipe open.
 func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeout time.Duration) Result {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -157,34 +158,34 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 		return Errorf("terminal: cannot create an output pipe: %v", err)
 	}
 	defer pr.Close()
-	cmd, err := pol.shellCommand(runCtx, command, dir)
+	p, err := newShellProc(runCtx, pol, spawnerOf(ctx), command, dir, pw, foregroundShellAttr())
 	if err != nil {
 		pw.Close()
 		return Errorf("terminal: %v", err)
 	}
-	cmd.Stdout = pw
-	cmd.Stderr = pw
-	cmd.SysProcAttr = foregroundShellAttr()
 	var termAt atomic.Int64 // unix nanos of the SIGTERM, 0 if none
 	var killTimer atomic.Pointer[time.Timer]
-	cmd.Cancel = func() error {
-		pgid := cmd.Process.Pid
+	p.cmd.Cancel = func() error {
 		termAt.Store(time.Now().UnixNano())
-		killTimer.Store(time.AfterFunc(termKillGrace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }))
-		if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
-			return os.ErrProcessDone
-		}
+		killTimer.Store(time.AfterFunc(termKillGrace, func() { p.signal(syscall.SIGKILL) }))
+		p.signal(syscall.SIGTERM)
 		return nil
 	}
-	cmd.WaitDelay = termPipeGrace
-	// Pdeathsig (Linux) fires when the thread that forked the shell
-	// exits, not the process; keeping this goroutine on its thread until
-	// the shell is done keeps another goroutine from ending that thread.
+	if !p.spawned {
+		p.cmd.WaitDelay = termPipeGrace
+	}
+	// Pdeathsig (Linux) of a shell started directly fires when the
+	// thread that forked it exits, not the process; keeping this
+	// goroutine on its thread until the shell is done keeps another
+	// goroutine from ending that thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := p.start(); err != nil {
 		pw.Close()
+		if ctx.Err() != nil {
+			return Errorf("terminal: cancelled before the command started")
+		}
 		return Errorf("terminal: cannot start shell: %v", err)
 	}
 	pw.Close()
@@ -193,22 +194,23 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 		_, _ = io.Copy(io.MultiWriter(out, Output(ctx)), pr) // live output too
 		close(outDone)
 	}()
-	pgid := cmd.Process.Pid
-	defer trackGroup(ctx, pgid)()
-	waitErr := cmd.Wait()
+	defer trackShell(ctx, p)()
+	<-p.done
 	killed := termAt.Load() != 0
 	var signalled time.Time
 	if killed {
 		signalled = time.Unix(0, termAt.Load())
 	}
-	leftover, dropped := settleGroup(pgid, signalled, outDone)
+	st := settleGroup(p, signalled, outDone)
 	if tm := killTimer.Load(); tm != nil {
 		tm.Stop()
 	}
-	if dropped {
+	if st.dropped {
 		pr.Close() // ends the copy
 		<-outDone
 	}
+	p.awaitReaped(termPipeGrace)
+	ws, known, waitErr := p.result()
 	elapsed := time.Since(start).Round(time.Millisecond)
 	text := out.String()
 	if text == "" {
@@ -217,13 +219,17 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n\n")
-	if leftover && !killed {
-		b.WriteString("[note: the command left background processes running; they were stopped when it exited. For servers and watchers use terminal with background=true]\n")
+	if st.leftover && !killed {
+		if st.survivors {
+			b.WriteString("[note: the command left background processes running; stopping them when it exited failed, some may still run. For servers and watchers use terminal with background=true]\n")
+		} else {
+			b.WriteString("[note: the command left background processes running; they were stopped when it exited. For servers and watchers use terminal with background=true]\n")
+		}
 	}
-	if dropped && !killed {
-		b.WriteString("[note: a process outside the command's process group kept the output open after the command exited; later output was dropped]\n")
+	if st.dropped && !killed {
+		b.WriteString("[note: a process outside the command kept the output open after the command exited; later output was dropped]\n")
 	}
-	code := exitCode(cmd.ProcessState)
+	code := waitCode(ws, known)
 	switch {
 	case killed && ctx.Err() != nil:
 		fmt.Fprintf(&b, "exit code: %d\n[cancelled after %s: the process group was terminated]", code, elapsed)
@@ -231,30 +237,43 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 	case killed:
 		fmt.Fprintf(&b, "exit code: %d\n[timed out after %s and was killed; rerun with a larger timeout (max %d) or a narrower command]", code, timeout, termMaxTimeout)
 		return Result{Output: b.String(), IsError: true}
-	case waitErr != nil && cmd.ProcessState == nil:
+	case !known:
 		fmt.Fprintf(&b, "exit code: unknown (%v)", waitErr)
 		return Result{Output: b.String(), IsError: true}
 	}
 	fmt.Fprintf(&b, "exit code: %d", code)
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws.Signaled() {
 		fmt.Fprintf(&b, " (killed by signal %v)", ws.Signal())
 	}
 	return Result{Output: b.String(), IsError: code != 0}
 }
 
-// settleGroup ends what is left of process group pgid once its shell has
-// exited. signalled is when the group got SIGTERM (zero when the shell
-// exited by itself: then the group gets SIGTERM now if a member is
-// alive, and leftover is true). Members alive termKillGrace after the
-// SIGTERM get SIGKILL. It returns once the group is gone and the output
-// pipe reached EOF (outDone), or termPipeGrace after the SIGTERM (or the
-// exit) at the latest, with dropped true when the pipe is still open then.
-func settleGroup(pgid int, signalled time.Time, outDone <-chan struct{}) (leftover, dropped bool) {
+// settled is what settleGroup found.
+type settled struct {
+	// leftover: the shell exited by itself with processes of the command
+	// still running.
+	leftover bool
+	// dropped: the output pipe was still open when settleGroup gave up.
+	dropped bool
+	// survivors: processes of the command were still alive then.
+	survivors bool
+}
+
+// settleGroup ends what is left of command p once its shell has exited.
+// signalled is when the command got SIGTERM (zero when the shell exited
+// by itself: then what is left gets SIGTERM now, and leftover is true).
+// Processes alive termKillGrace after the SIGTERM get SIGKILL. It returns
+// once the command is gone and the output pipe reached EOF (outDone), or
+// termPipeGrace after the SIGTERM (or the exit) at the latest, with
+// dropped true when the pipe is still open then and survivors true when
+// processes of the command still live.
+func settleGroup(p *shellProc, signalled time.Time, outDone <-chan struct{}) settled {
+	var st settled
 	now := time.Now()
-	if signalled.IsZero() && groupAlive(pgid) {
-		leftover = true
+	if signalled.IsZero() && p.alive() {
+		st.leftover = true
 		signalled = now
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		p.signal(syscall.SIGTERM)
 	}
 	from := signalled
 	if from.IsZero() {
@@ -271,26 +290,53 @@ func settleGroup(pgid int, signalled time.Time, outDone <-chan struct{}) (leftov
 			pipeClosed = true
 		default:
 		}
-		alive := !signalled.IsZero() && groupAlive(pgid)
+		alive := !signalled.IsZero() && p.alive()
 		if pipeClosed && !alive {
-			return leftover, false
+			return st
 		}
 		now := time.Now()
 		if alive && !sentKill && !now.Before(killAt) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			p.signal(syscall.SIGKILL)
 			sentKill = true
 		}
 		if !now.Before(giveUp) {
-			if alive && !sentKill {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			if alive {
+				p.signal(syscall.SIGKILL)
+				st.survivors = !p.goneWithin(termPipeGrace - termKillGrace)
 			}
-			return leftover, !pipeClosed
+			st.dropped = !pipeClosed
+			return st
 		}
 		select {
 		case <-outDone:
 		case <-tick.C:
 		}
 	}
+}
+
+// goneWithin waits up to d for the command's processes to be gone and
+// reports whether they are.
+func (p *shellProc) goneWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for p.alive() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// waitCode returns the shell convention exit code of ws: 128+N for a
+// process killed by signal N, -1 when unknown.
+func waitCode(ws syscall.WaitStatus, known bool) int {
+	switch {
+	case !known:
+		return -1
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }
 
 // exitCode returns the shell convention exit code: 128+N for a process

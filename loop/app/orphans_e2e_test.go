@@ -125,16 +125,19 @@ func TestSIGKILLLeavesNoProcess(t *testing.T) {
 	}
 }
 
-// When the watchdog dies too, the next talaria start ends what the killed
-// one left, by its run file under $TALARIA_HOME/run.
+// When the watchdog and the spawners die too, the next talaria start ends
+// what the killed one left, by its run file under $TALARIA_HOME/run.
 func TestNextStartCleansUpOrphans(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	srv := pt.New(t)
 	cmd, bg, fg := startWithCommands(t, home, cwd, srv)
 	// Kill the watchdog (talaria's child running with the watchdog
-	// variable) first, then talaria.
+	// variable) and the commands' spawners (which end their commands
+	// when talaria dies) first, then talaria.
 	for _, wd := range childrenOf(cmd.Process.Pid) {
-		if env, _ := os.ReadFile("/proc/" + strconv.Itoa(wd) + "/environ"); strings.Contains(string(env), "TALARIA_WATCHDOG_FILE=") {
+		env, _ := os.ReadFile("/proc/" + strconv.Itoa(wd) + "/environ")
+		argv, _ := os.ReadFile("/proc/" + strconv.Itoa(wd) + "/cmdline")
+		if strings.Contains(string(env), "TALARIA_WATCHDOG_FILE=") || strings.Contains(string(argv), "__talaria_spawn") {
 			_ = syscall.Kill(wd, syscall.SIGKILL)
 			goneWithin(wd, 5*time.Second)
 		}
@@ -175,4 +178,117 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return out
+}
+
+// daemonMarker returns a sleep length unique to this test (305.PID...),
+// to find the processes of `sleep MARKER` in /proc, and kills whatever
+// still runs it when the test ends.
+func daemonMarker(t *testing.T, n int) string {
+	t.Helper()
+	m := "305." + strconv.Itoa(os.Getpid()) + strconv.Itoa(n)
+	t.Cleanup(func() {
+		for _, pid := range procsWith(m) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return m
+}
+
+// procsWith lists the live processes whose command line holds s.
+func procsWith(s string) []int {
+	var out []int
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.Split(f, "/")[2]); err == nil && pid != os.Getpid() && !gone(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// noneWithin waits up to d until no live process's command line holds
+// any of marks, and returns those still alive then.
+func noneWithin(d time.Duration, marks ...string) []int {
+	deadline := time.Now().Add(d)
+	for {
+		var left []int
+		for _, m := range marks {
+			left = append(left, procsWith(m)...)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startedWithin waits up to d until a process's command line holds s.
+func startedWithin(t *testing.T, s string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for len(procsWith(s)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no process runs %q", s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// setsid daemons that commands leave (`(setsid sleep 305 &)`, out of the
+// command's process group and session) do not outlive talaria: not after
+// a normal exit, neither from a foreground nor from a background command,
+// and the foreground result's note that they were stopped is true.
+func TestSetsidDaemonsDieWhenTalariaExits(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	fg, bg := daemonMarker(t, 1), daemonMarker(t, 2)
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"(setsid sleep ` + bg + ` &); sleep 1000","background":true}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"(setsid sleep ` + fg + ` &); echo started"}`}),
+		pt.Text("done"),
+	)
+	if r := talaria(t, home, cwd, srv, "", "-p", "leave daemons", "--yolo"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.RawRequests()
+	if len(reqs) != 3 || !strings.Contains(reqs[2], "started") {
+		t.Fatalf("the foreground command did not run: %v", reqs)
+	}
+	if left := noneWithin(10*time.Second, fg, bg); len(left) > 0 {
+		t.Errorf("setsid daemons %v outlived talaria's exit", left)
+	}
+	if strings.Contains(reqs[2], "they were stopped") && !strings.Contains(reqs[2], "could not") {
+		return // the note is true: checked above
+	}
+	t.Errorf("the foreground result does not say its leftover was stopped: %s", reqs[2])
+}
+
+// After SIGKILL of talaria no setsid daemon of a background or a running
+// foreground command survives.
+func TestSetsidDaemonsDieWithKilledTalaria(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	fg, bg := daemonMarker(t, 3), daemonMarker(t, 4)
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"(setsid sleep ` + bg + ` &); sleep 1000","background":true}`}),
+		pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"(setsid sleep ` + fg + ` &); sleep 1000"}`}),
+	)
+	cmd := exec.Command(binary, "-p", "leave daemons", "--yolo")
+	cmd.Env = env(home, srv)
+	cmd.Dir = cwd
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	startedWithin(t, bg, 20*time.Second)
+	startedWithin(t, fg, 20*time.Second)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if left := noneWithin(10*time.Second, fg, bg); len(left) > 0 {
+		t.Errorf("setsid daemons %v outlived talaria's SIGKILL", left)
+	}
 }

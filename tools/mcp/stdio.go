@@ -30,7 +30,60 @@ const (
 	maxLine = 16 << 20
 	// strayQuote is how much of a skipped line is logged.
 	strayQuote = 200
+	// strayFirst is how many stray lines of one connection are logged
+	// one by one; after them, stray lines are only counted.
+	strayFirst = 20
+	// strayEvery is how often, at most, the count of the stray lines not
+	// logged is logged; the rest of the count comes when the output ends.
+	strayEvery = 10 * time.Second
 )
+
+// strayLimiter caps what a server's stray output writes to the log: the
+// first strayFirst lines, then one line with the count of those not
+// logged every strayEvery at most, and the last count when the output
+// ends. A server printing junk forever costs the log a line per
+// strayEvery. It is used by the read loop alone.
+type strayLimiter struct {
+	log        func(string)
+	logged     int
+	suppressed int64
+	since      time.Time // when the count was last logged (or began)
+}
+
+// line logs the stray line s or counts it.
+func (l *strayLimiter) line(s string) {
+	if l.logged < strayFirst {
+		l.logged++
+		l.log(s)
+		if l.logged == strayFirst {
+			l.since = time.Now()
+			l.log(fmt.Sprintf("[that is %d stray lines: later ones are counted, not logged]", strayFirst))
+		}
+		return
+	}
+	l.suppressed++
+	if time.Since(l.since) >= strayEvery {
+		l.flush()
+	}
+}
+
+// flush logs the count of the lines not logged since the last count.
+func (l *strayLimiter) flush() {
+	if l.suppressed == 0 {
+		return
+	}
+	l.log(fmt.Sprintf("[%s more stray lines suppressed]", groupDigits(l.suppressed)))
+	l.suppressed, l.since = 0, time.Now()
+}
+
+// groupDigits writes n with commas between groups of three digits.
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 // stdioCommand builds the exec.Cmd of a stdio server. It is the one place
 // where the command is built: what the process inherits and how it is
@@ -93,7 +146,7 @@ func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
 	w.Close() // the child holds its own copy
 	c := &stdioConn{
 		cmd: t.cmd, stdin: stdin, stdout: r, stray: t.stray, progress: t.progress, untrack: t.reaper.Track(t.cmd.Process.Pid),
-		incoming: make(chan jsonrpc.Message), exited: make(chan struct{}), closed: make(chan struct{}),
+		incoming: make(chan jsonrpc.Message), exited: make(chan struct{}), closed: make(chan struct{}), readDone: make(chan struct{}),
 		lists: map[jsonrpc.ID]bool{}, taskOnly: map[string]bool{},
 	}
 	t.conn = c
@@ -113,6 +166,8 @@ type stdioConn struct {
 	stdin  io.WriteCloser
 	stdout *os.File
 	stray  func(string)
+	// strays caps what stray reaches; made on the first stray line.
+	strays *strayLimiter
 	// progress, when set, takes the progress notifications.
 	progress func(*sdk.ProgressNotificationParams)
 
@@ -120,6 +175,9 @@ type stdioConn struct {
 	incoming chan jsonrpc.Message
 	readErr  error // set before incoming is closed
 	exited   chan struct{}
+	// readDone is closed when the read loop has ended (and logged the
+	// last count of stray lines).
+	readDone chan struct{}
 	// untrack drops the server's process group from the reaper's run file
 	// once Close has killed it.
 	untrack func()
@@ -180,7 +238,13 @@ func (c *stdioConn) noteListing(msg jsonrpc.Message) {
 
 // readLoop reads stdout line by line and passes the JSON-RPC messages on.
 func (c *stdioConn) readLoop() {
+	defer close(c.readDone)
 	defer close(c.incoming)
+	defer func() {
+		if c.strays != nil {
+			c.strays.flush()
+		}
+	}()
 	br := bufio.NewReaderSize(c.stdout, 64<<10)
 	for {
 		line, err := readLine(br)
@@ -265,7 +329,10 @@ func (c *stdioConn) decode(line []byte) []jsonrpc.Message {
 		if len(s) > strayQuote {
 			s = strings.ToValidUTF8(s[:strayQuote], "") + "…"
 		}
-		c.stray(s)
+		if c.strays == nil {
+			c.strays = &strayLimiter{log: c.stray}
+		}
+		c.strays.line(s)
 	}
 	return nil
 }
@@ -328,6 +395,10 @@ func (c *stdioConn) Close() error {
 		<-c.exited
 		c.untrack()
 		_ = c.stdout.Close()
+		select { // the last count of stray lines is logged before Close returns
+		case <-c.readDone:
+		case <-time.After(closeGrace):
+		}
 	})
 	return nil
 }
