@@ -82,7 +82,8 @@ func (p CommandPolicy) environ() []string {
 // dir under the policy: its environment, and the sandbox when one is set.
 // ctx kills it as exec.CommandContext does.
 func (p CommandPolicy) shellCommand(ctx context.Context, command, dir string) (*exec.Cmd, error) {
-	argv := []string{shellPath(), "-c", command}
+	// "--": a command starting with - or + is a script, never options.
+	argv := []string{shellPath(), "-c", "--", command}
 	if p.Sandbox != nil {
 		w, err := p.Sandbox.Wrap(argv, dir)
 		if err != nil {
