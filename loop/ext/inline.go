@@ -26,7 +26,8 @@ var atPath = regexp.MustCompile(`(^|\s)@([^\s@]+)`)
 
 // inlineFiles appends the content of each @path that names a file inside
 // o.Root, after the text, each in a <file path="..."> block; the @path
-// stays where it was written. An @path outside the project is refused
+// stays where it was written. A relative path is tried from Cwd, then
+// from Root. An @path outside the project is refused
 // with a note in place; one that names nothing stays as written (it may be
 // a decorator or a handle, not a path).
 func inlineFiles(text string, o ExpandOptions) string {
@@ -52,7 +53,11 @@ func inlineFiles(text string, o ExpandOptions) string {
 			}
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
+			rel := p
+			p = filepath.Join(cwd, rel)
+			if _, err := os.Stat(p); err != nil {
+				p = filepath.Join(o.Root, rel) // a path from the project root
+			}
 		}
 		fi, err := os.Stat(p)
 		if err != nil || fi.IsDir() {
