@@ -43,7 +43,7 @@ func TestExpandArguments(t *testing.T) {
 
 func TestWords(t *testing.T) {
 	for in, want := range map[string][]string{
-		`a "b c" 'd e' f\ g`:   {"a", "b c", "d e", "f g"},
+		`a "b c" 'd e' f\ g`:    {"a", "b c", "d e", "f g"},
 		`"x\"y" "\$HOME" 'a\b'`: {`x"y`, "$HOME", `a\b`},
 		`~ *.go {a,b}`:          {"~", "*.go", "{a,b}"},
 		"  ":                    nil,
