@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -63,6 +65,9 @@ func parseFrontMatter(header []byte, firstLine int) (*frontMatter, error) {
 	fm := &frontMatter{keys: map[string]*yaml.Node{}}
 	if len(bytes.TrimSpace(header)) == 0 {
 		return fm, nil
+	}
+	if simple, ok := parseSimple(header, firstLine); ok {
+		return simple, nil
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(header, &root); err != nil {
@@ -161,3 +166,97 @@ func (fm *frontMatter) line(key string, fallback int) int {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// parseSimple reads a header made only of "key: plain value" lines — the
+// common case — without the YAML parser (which costs most of start-up's
+// loading). It declines (ok false) anything where YAML could read the text
+// differently: quotes, flow or block collections, anchors, tags, block
+// scalars, comments, a second colon, indentation. The values are the
+// strings YAML would give; null and ~ are absent.
+func parseSimple(header []byte, firstLine int) (*frontMatter, bool) {
+	fm := &frontMatter{keys: map[string]*yaml.Node{}}
+	line := firstLine
+	for len(header) > 0 {
+		l, rest, _ := cutLine(header)
+		header = rest
+		text := strings.TrimSuffix(string(l), "\r")
+		if text == "" {
+			line++
+			continue
+		}
+		key, val, ok := strings.Cut(text, ":")
+		if !ok || strings.ContainsRune(text, '\r') || !simpleKey(key) || (val != "" && val[0] != ' ') {
+			return nil, false
+		}
+		val = strings.Trim(val, " ")
+		quoted := false
+		if q, ok := simpleQuoted(val); ok {
+			val, quoted = q, true
+		} else if !simpleValue(val) {
+			return nil, false
+		}
+		if _, dup := fm.keys[key]; dup {
+			return nil, false // let YAML report it
+		}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val, Line: line}
+		if !quoted && val == "" || !quoted && (val == "null" || val == "Null" || val == "NULL" || val == "~") {
+			n.Tag, n.Value = "!!null", ""
+		}
+		fm.keys[key] = n
+		fm.names = append(fm.names, key)
+		line++
+	}
+	return fm, true
+}
+
+func simpleKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k[0] != '-'
+}
+
+// simpleValue reports a plain scalar YAML reads as its own text.
+func simpleValue(v string) bool {
+	if v == "" {
+		return true
+	}
+	if strings.ContainsAny(v[:1], "-?:,[]{}#&*!|>'\"%@`") {
+		return false
+	}
+	if strings.ContainsAny(v, ":#\t\\") {
+		return false
+	}
+	for _, r := range v {
+		// Printable text only: YAML treats NEL, LS, PS as breaks and
+		// rejects control characters and invalid UTF-8.
+		if r == utf8.RuneError || !unicode.IsPrint(r) || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleQuoted reads "text" or 'text' holding no quote, backslash or
+// character YAML would treat specially, and nothing after the quote.
+func simpleQuoted(v string) (string, bool) {
+	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') || v[len(v)-1] != v[0] {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if strings.ContainsAny(inner, "\"'\\\t") {
+		return "", false
+	}
+	for _, r := range inner {
+		if r == utf8.RuneError || !unicode.IsPrint(r) || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return "", false
+		}
+	}
+	return inner, true
+}

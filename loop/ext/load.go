@@ -206,7 +206,7 @@ func sortEntries(ents []fs.DirEntry) {
 func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read: %v", err)
+		return nil, fmt.Errorf("cannot read: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -219,14 +219,14 @@ func readFile(path string) ([]byte, error) {
 	if fi.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is larger than the %d KiB an extension file may have", fi.Size(), MaxFileBytes>>10)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
+	// One read of the size fstat gave (bytes appended meanwhile are not
+	// read): a syscall less per file at start-up.
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("cannot read: %v", err)
 	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("larger than the %d KiB an extension file may have", MaxFileBytes>>10)
-	}
-	return data, nil
+	return data[:n], nil
 }
 
 // isDir reports whether the entry is a folder, following a symlink.

@@ -1,9 +1,9 @@
 package ext
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -44,16 +44,15 @@ func (s *Set) loadSkills(dir string, src Source) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name(), "SKILL.md")
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
 		if len(s.Skills) >= MaxPerKind {
 			s.note(path, 0, fmt.Sprintf("more than %d skills; the rest are skipped", MaxPerKind))
 			return
 		}
 		sk := &Skill{Name: e.Name(), Dir: filepath.Join(dir, e.Name()), Source: src}
 		sk.Source.Path = path
-		if err := sk.parse(path); err != nil {
+		if err := sk.parse(path); errors.Is(err, fs.ErrNotExist) {
+			continue // a folder without SKILL.md is not a skill
+		} else if err != nil {
 			s.noteErr(path, err)
 			continue
 		}
@@ -67,12 +66,12 @@ func (s *Set) loadSkills(dir string, src Source) {
 // optional; talaria needs the description to list the skill and keeps the
 // spec's rule for the name so a skill works the same in every agent.)
 func (sk *Skill) parse(path string) error {
-	if !skillNameRE.MatchString(sk.Name) || len(sk.Name) > maxSkillName {
-		return &fileError{msg: fmt.Sprintf("the folder name %q is not a skill name (1-%d characters a-z, 0-9 and single inner hyphens)", sk.Name, maxSkillName)}
-	}
 	data, err := readFile(path)
 	if err != nil {
 		return err
+	}
+	if !skillNameRE.MatchString(sk.Name) || len(sk.Name) > maxSkillName {
+		return &fileError{msg: fmt.Sprintf("the folder name %q is not a skill name (1-%d characters a-z, 0-9 and single inner hyphens)", sk.Name, maxSkillName)}
 	}
 	header, first, body, err := splitFrontMatter(data)
 	if err != nil {
