@@ -220,11 +220,13 @@ func subcommand(o *options, stdout, stderr io.Writer) int {
 		return timelineCmd(o, rest, stdout, stderr)
 	case "replay":
 		return replayCmd(o, rest, stdout, stderr)
+	case "extensions":
+		return extensionsCmd(o, rest, stdout, stderr)
 	case "help":
 		writeHelp(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, timeline, replay, version, help; or -p PROMPT)\n", name)
+	fmt.Fprintf(stderr, "talaria: unknown command %q (commands: sessions, export, checkpoints, rewind, timeline, replay, extensions, version, help; or -p PROMPT)\n", name)
 	return app.ExitUsage
 }
 

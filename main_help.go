@@ -23,6 +23,7 @@ func subcommandHelp() [][2]string {
 		{"rewind ID --to TURN", "undo turns: --code, --conversation (default both), --force"},
 		{"timeline ID [--turn N]", "where a turn's time went (--json)"},
 		{"replay FILE", "replay a --record file offline and compare (--fast, --live-tools, --json)"},
+		{"extensions [--json]", "custom commands, skills, agents and hooks found here, the file of each, notices"},
 		{"version", "print the version"},
 		{"help", "this help (same as --help)"},
 	}

@@ -29,6 +29,10 @@ type Config struct {
 	Sandbox            Sandbox              `yaml:"sandbox"`
 	Telemetry          Telemetry            `yaml:"telemetry"`
 	Checkpoints        Checkpoints          `yaml:"checkpoints"`
+	Extensions         Extensions           `yaml:"extensions"`
+	Hooks              Hooks                `yaml:"hooks"`
+	// TrustedProjects lists the project folders whose own settings apply.
+	TrustedProjects []string `yaml:"trusted_projects"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).

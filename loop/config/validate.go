@@ -64,6 +64,9 @@ func Validate(cfg *Config, file string) error {
 	if err := validateContain(cfg, bad); err != nil {
 		return err
 	}
+	if err := validateExtensions(cfg, bad); err != nil {
+		return err
+	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
 		return err
 	}
