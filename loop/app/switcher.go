@@ -83,7 +83,7 @@ func (w *Switcher) OpenDemo() (*Session, error) {
 // current; see Switch.
 func (w *Switcher) Open() (*Session, error) {
 	s, err := w.Switch(w.flags)
-	w.flags.Record = "" // --record covers the first session; /new, /resume and /model end it
+	w.flags.Record = ""         // --record covers the first session; /new, /resume and /model end it
 	w.flags.Script.Fork = false // --fork-session forks the first session only
 	return s, err
 }
