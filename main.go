@@ -39,6 +39,7 @@ type options struct {
 	stdinCommands bool
 	demo          bool
 	args          []string
+	script        scriptOptions // main_script.go
 }
 
 func main() {
@@ -118,6 +119,7 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
+	defineScriptFlags(fs, o)
 	f.Version = version
 	return fs
 }
@@ -132,6 +134,9 @@ func checkFlags(o *options, args []string) (*options, error) {
 	if o.stdinCommands && o.prompt == "-" {
 		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
 	}
+	if err := checkScriptFlags(o); err != nil {
+		return nil, err
+	}
 	f.Headless = o.promptSet
 	if exe, err := os.Executable(); err == nil {
 		f.Watchdog = []string{exe}
@@ -141,22 +146,14 @@ func checkFlags(o *options, args []string) (*options, error) {
 
 func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	stderr = app.SafeWriter(stderr) // progress and errors carry model and provider text
-	prompt := o.prompt
-	if prompt == "-" {
-		data, err := io.ReadAll(io.LimitReader(stdin, loop.MaxPromptBytes+1))
-		if err != nil {
-			fmt.Fprintln(stderr, "talaria: reading the prompt from stdin:", err)
-			return app.ExitUsage
-		}
-		if len(data) > loop.MaxPromptBytes {
-			fmt.Fprintln(stderr, "talaria: -p -:", &loop.PromptTooLargeError{})
-			return app.ExitUsage
-		}
-		prompt = string(data)
-	}
-	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(stderr, "talaria: -p: the prompt is empty")
+	started := time.Now()
+	prompt, note, err := headlessPrompt(o, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitUsage
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "talaria:", note)
 	}
 	sink := app.ProgressPrinter(stderr)
 	if o.json {
@@ -165,14 +162,13 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	sink = app.WithDenialNotes(sink, stderr)
 	ctx := context.Background()
 	var s *app.Session
-	var err error
 	if o.demo {
 		s, err = app.OpenDemo(o.flags, sink)
 	} else {
 		s, err = app.Open(ctx, o.flags, sink)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "talaria:", err)
+		fmt.Fprintln(stderr, "talaria:", openErrorLine(err))
 		return app.ExitUsage
 	}
 	defer s.Close()
@@ -183,6 +179,7 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	return app.RunHeadless(ctx, s, app.HeadlessOptions{
 		Prompt: prompt, StdinCommands: o.stdinCommands, Stdin: stdin,
 		Stdout: stdout, Stderr: stderr, JSON: o.json, Signals: true,
+		ResultJSON: o.script.outputFormat == formatJSON, OutputLast: o.script.outputLast, Started: started,
 	})
 }
 

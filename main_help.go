@@ -10,6 +10,10 @@ import (
 	"talaria/ui"
 )
 
+// providersSection is the title of --help's section on configuring a
+// provider, which the no-provider error points to.
+const providersSection = "Providers and keys"
+
 // subcommandHelp lists the subcommands for --help, in order.
 func subcommandHelp() [][2]string {
 	return [][2]string{
@@ -32,7 +36,9 @@ func subcommandHelp() [][2]string {
 // flagArgNames names the argument of the string flags in --help.
 func flagArgNames() map[string]string {
 	return map[string]string{"r": "ID", "resume": "ID", "base-url": "URL", "config": "FILE", "cwd": "DIR",
-		"home": "DIR", "model": "NAME", "provider": "NAME", "theme": "NAME", "record": "FILE", "sandbox": "MODE"}
+		"home": "DIR", "model": "NAME", "provider": "NAME", "theme": "NAME", "record": "FILE", "sandbox": "MODE",
+		"o": "FILE", "output-last-message": "FILE", "output-format": "FORMAT", "output-schema": "FILE", "json-schema": "FILE",
+		"permission-mode": "MODE", "append-system-prompt": "TEXT"}
 }
 
 // writeHelp prints the usage, subcommands, flags and slash commands:
@@ -45,6 +51,7 @@ Usage:
   talaria -c                   continue the most recent session of this directory
   talaria -r ID                continue session ID (a unique prefix, its suffix or its title)
   talaria -p PROMPT [--json]   one turn headless: the answer on stdout (-p - reads stdin)
+  cmd | talaria -p PROMPT      piped text is attached to the prompt as context
   talaria --demo               the offline tour (no provider needed)
   talaria COMMAND [args]
 
@@ -73,6 +80,8 @@ Commands:
 			}
 		case "int":
 			arg = "N"
+		case "float":
+			arg = "USD"
 		}
 		if arg != "" {
 			name += " " + arg
@@ -86,6 +95,7 @@ Commands:
 		fmt.Fprintf(tw, "  %s\t%s\n", c[0], c[1])
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "\nConfig: $TALARIA_HOME/config.yaml (default ~/.talaria); keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, %s\n",
-		strings.Join([]string{"OPENROUTER_API_KEY", "GEMINI_API_KEY"}, ", "))
+	fmt.Fprintf(w, "\n%s:\n  config: $TALARIA_HOME/config.yaml (default ~/.talaria), model.provider and model.name\n  keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, %s (the first one set picks the provider)\n  local servers: Ollama :11434, llama.cpp :8080, LM Studio :1234, vLLM :8000 are found without a key\n",
+		providersSection, strings.Join([]string{"OPENROUTER_API_KEY", "GEMINI_API_KEY"}, ", "))
+	fmt.Fprintf(w, "\nHeadless (-p):\n  exit 0 completed, 1 not completed, 2 bad usage or config, 130 interrupted\n  piped stdin: attached when it is a pipe or a file (text, within the 4 MiB prompt cap); a pipe gets %s for its first byte, `< /dev/null` skips it\n", pipedWait)
 }

@@ -85,6 +85,8 @@ type Options struct {
 	Log func(line string)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Script is what a headless script asked of the turns (script.go).
+	Script Script
 }
 
 // Agent runs the turns of one session, one at a time.

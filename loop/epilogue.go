@@ -10,7 +10,8 @@ import (
 // finished is the turn.finished event of a result.
 func finished(res Result) *TurnFinished {
 	return &TurnFinished{ExitReason: res.ExitReason, Completed: res.Completed, FinalResponse: res.FinalResponse,
-		APICalls: res.APICalls, Usage: res.Usage, PendingSteer: res.PendingSteer, CleanupErrors: res.CleanupErrors, Explanation: res.Explanation}
+		APICalls: res.APICalls, Usage: res.Usage, PendingSteer: res.PendingSteer, CleanupErrors: res.CleanupErrors, Explanation: res.Explanation,
+		StructuredOutput: res.StructuredOutput}
 }
 
 // epilogue finishes the turn. Each step is isolated: a failing step is
@@ -36,6 +37,9 @@ func (t *turn) epilogue() Result {
 		Explanation:   t.explain(),
 		Error:         t.lastErr,
 		Unsaved:       t.unsaved,
+		CostUSD:       t.cost,
+		// The validated answer (--output-schema), when there is one.
+		StructuredOutput: t.script.structured,
 	}
 	if t.a.opts.AfterTurn != nil {
 		t.step("after turn", func() {
@@ -214,6 +218,8 @@ func (t *turn) explain() string {
 		return t.explainRuntime()
 	case ExitGuardrailHalt:
 		return guardrailHaltExplanation(t.final)
+	case ExitBudgetUSDExhausted, ExitInvalidStructuredOutput:
+		return t.explainScript()
 	case ExitUnknown:
 		return unknownExitExplanation
 	}

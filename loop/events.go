@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"time"
 
 	"talaria/providers"
@@ -271,4 +272,7 @@ type TurnFinished struct {
 	PendingSteer  string          `json:"pending_steer"`
 	CleanupErrors []string        `json:"cleanup_errors"`
 	Explanation   string          `json:"explanation"`
+	// StructuredOutput is the final answer as JSON valid against
+	// --output-schema; absent without one.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 }

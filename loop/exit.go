@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,6 +43,13 @@ const (
 	// runtime context of its Ollama server, even after compression:
 	// nothing was sent (Hermes's exit).
 	ExitOllamaContextTooSmall ExitKind = "ollama_runtime_context_too_small"
+	// ExitBudgetUSDExhausted ends a turn before a model call that would
+	// pass --max-budget-usd (talaria's addition).
+	ExitBudgetUSDExhausted ExitKind = "budget_usd_exhausted"
+	// ExitInvalidStructuredOutput ends a turn whose final answer stayed
+	// invalid against --output-schema after one repair (talaria's
+	// addition).
+	ExitInvalidStructuredOutput ExitKind = "invalid_structured_output"
 )
 
 // Exit is a turn's exit reason. Its text form (MarshalText, String) is
@@ -163,4 +171,10 @@ type Result struct {
 	// Unsaved is true when a message of the turn could not be saved (the
 	// store failed); CleanupErrors says why.
 	Unsaved bool
+	// CostUSD is the turn's estimated cost at list prices (0 when the
+	// models' prices are unknown).
+	CostUSD float64
+	// StructuredOutput is the final answer as validated JSON, when the
+	// turn asked for one (Script.CheckFinal) and got it.
+	StructuredOutput json.RawMessage
 }

@@ -49,6 +49,7 @@ type turn struct {
 	malformed int    // consecutive batches holding an invalid tool call
 
 	continuation continuation
+	script       scriptState
 
 	size    *sizeGuard // the response size of the attempt in flight
 	unsaved bool       // a message of this turn could not be saved
@@ -146,6 +147,9 @@ func (t *turn) loop() {
 			t.exit = ExitInterruptedByUser.Exit()
 			return
 		}
+		if t.costBlocked() {
+			return
+		}
 		t.budget.Consume()
 		t.apiCalls++
 		t.deliverSteer()
@@ -215,16 +219,16 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 		return t.emptyResponse(msg)
 	}
 	t.finishText(msg, resp.Content, resp.FinishReason)
-	return true
+	return t.checkFinal()
 }
 
 // addUsage counts one call's usage and prices it at the model that
 // served it (the fallback's, after a fallback).
 func (t *turn) addUsage(u providers.Usage) {
 	t.usage.Add(u)
-	if c, ok := providers.EstimateCost(t.model(), u); ok {
-		t.cost += c
-	}
+	c, _ := providers.EstimateCost(t.model(), u)
+	t.cost += c
+	t.charge(c, u)
 }
 
 // model is the model of the current backend (the fallback's, after a
@@ -265,7 +269,8 @@ func (t *turn) request(withTools bool) providers.Request {
 	t.a.mu.Lock()
 	msgs := t.a.reqs.sync(t.a.history, t.sysPrompt) // see requestView for the invariants
 	t.a.mu.Unlock()
-	req := providers.Request{Model: t.model(), Messages: msgs, MaxTokens: t.maxTokens, AppendOnly: true} // copy-on-write: requestView
+	req := providers.Request{Model: t.model(), Messages: msgs, MaxTokens: t.maxTokens, AppendOnly: true, // copy-on-write: requestView
+		ResponseFormat: t.a.opts.Script.ResponseFormat}
 	if withTools {
 		req.Tools = t.a.toolSpecs()
 	}

@@ -214,6 +214,9 @@ type Request struct {
 	// request, to hold the same message without comparing it. false (the
 	// default) promises nothing: every message is compared.
 	AppendOnly bool
+	// ResponseFormat, when set, asks for a final answer in JSON valid
+	// against a schema (see ResponseFormat); nil asks for nothing.
+	ResponseFormat *ResponseFormat
 }
 
 // Response is a normalized model response.

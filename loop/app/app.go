@@ -49,6 +49,8 @@ type Flags struct {
 	Record string
 	// Version is talaria's version (recordings, telemetry).
 	Version string
+	// Script holds the headless flags scripts use (script.go).
+	Script ScriptFlags
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -170,6 +172,10 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	script, err := scriptFor(f.Script, chain) // refused before a session is made
+	if err != nil {
+		return nil, err
+	}
 	if len(warnings) > 0 {
 		notice = strings.TrimSpace(notice + "; " + strings.Join(warnings, "; "))
 		notice = strings.TrimPrefix(notice, "; ")
@@ -232,6 +238,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Log:                  s.log,
 	}
 	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
+	opts.Script = script
 	// Events go into the session's one pipeline (pipeline.go), declared
 	// below once its subscribers exist. Messages are saved through the
 	// store, not events: sessionStore masks them with the same rules.

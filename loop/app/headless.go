@@ -39,6 +39,15 @@ type HeadlessOptions struct {
 	// Signals enables SIGINT/SIGTERM handling: the first interrupts the turn,
 	// the second exits at once with 130.
 	Signals bool
+	// ResultJSON (--output-format json) prints one result object on
+	// stdout at the end instead of the answer (headless_result.go).
+	ResultJSON bool
+	// OutputLast (-o FILE), when set, also gets the final answer, written
+	// atomically, only when the run completed.
+	OutputLast string
+	// Started is when the run began, for the result's duration_ms (zero:
+	// when RunHeadless was called).
+	Started time.Time
 }
 
 // RunHeadless runs the prompt as one turn (then any queued turns) and
@@ -53,8 +62,12 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	if o.StdinCommands && o.Stdin != nil {
 		go readCommands(o.Stdin, s.Agent, o.Stderr)
 	}
+	if o.Started.IsZero() {
+		o.Started = time.Now()
+	}
 	input := o.Prompt
 	var res loop.Result
+	var sum runTotals
 	unsaved := false
 	for {
 		r, err := s.Agent.Run(ctx, input)
@@ -66,10 +79,11 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 			return ExitIncomplete
 		}
 		res = r
+		sum.add(res)
 		switch {
-		case o.JSON || res.FinalResponse == "":
+		case o.JSON || o.ResultJSON || res.FinalResponse == "":
 		case answerOnStdout(res):
-			fmt.Fprintln(o.Stdout, answerText(o.Stdout, s.mask.Mask(res.FinalResponse)))
+			fmt.Fprintln(o.Stdout, answerText(o.Stdout, s.mask.Mask(finalAnswer(res))))
 		case res.Explanation == "":
 			fmt.Fprintln(o.Stderr, "talaria:", s.mask.Mask(res.FinalResponse))
 		}
@@ -94,6 +108,21 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	if !o.JSON && res.Explanation != "" {
 		fmt.Fprintf(o.Stderr, "talaria: %s (%s)\n", s.mask.Mask(res.Explanation), res.ExitReason)
 	}
+	code := exitCode(res, unsaved)
+	if code == ExitCompleted && o.OutputLast != "" {
+		if err := writeAtomic(o.OutputLast, []byte(s.mask.Mask(finalAnswer(res))+"\n")); err != nil {
+			fmt.Fprintln(o.Stderr, "talaria: -o:", err)
+			code = ExitIncomplete
+		}
+	}
+	if o.ResultJSON {
+		writeResult(o.Stdout, s, res, sum, o.Started)
+	}
+	return code
+}
+
+// exitCode is the process exit code of a run's last result.
+func exitCode(res loop.Result, unsaved bool) int {
 	switch {
 	case loop.IsInterrupted(res.ExitReason):
 		return ExitInterrupted

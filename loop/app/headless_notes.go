@@ -52,7 +52,8 @@ func denialNote(tc *loop.ToolCompleted) string {
 // or nothing.
 func answerOnStdout(res loop.Result) bool {
 	switch res.ExitReason.Kind {
-	case loop.ExitRetriesExhausted, loop.ExitErrorNearMaxKind, loop.ExitContentPolicyBlocked, loop.ExitContextOverflow:
+	case loop.ExitRetriesExhausted, loop.ExitErrorNearMaxKind, loop.ExitContentPolicyBlocked, loop.ExitContextOverflow,
+		loop.ExitInvalidStructuredOutput:
 		return false
 	}
 	return true

@@ -34,7 +34,13 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 		}
 	}
 	if rec == nil {
-		return nil, s.createRecord()
+		return nil, s.createRecord(f.Script.AppendSystemPrompt)
+	}
+	if f.Script.Fork {
+		return s.forkRecord(rec, f.Script.AppendSystemPrompt)
+	}
+	if f.Script.AppendSystemPrompt != "" {
+		return nil, usage("--append-system-prompt applies to new sessions only: session %s replays its stored system prompt byte for byte (add --fork-session to continue it in a new session with the text appended)", rec.ID)
 	}
 	s.Resumed, s.Record = true, rec
 	if n, err := s.Store.CloseDangling(rec.ID); err != nil {
@@ -54,8 +60,12 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 	return persist.RepairDangling(msgs), nil
 }
 
-func (s *Session) createRecord() error {
-	prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+func (s *Session) createRecord(appendText string) error {
+	return s.createRecordPrompt(withAppendedPrompt(BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now()), appendText))
+}
+
+// createRecordPrompt creates a new leased session with prompt.
+func (s *Session) createRecordPrompt(prompt string) error {
 	root := gitRoot(s.Cwd)
 	rec := &persist.Session{Cwd: s.Cwd, Provider: s.Backend.Provider, Model: s.Backend.Model,
 		SystemPrompt: &prompt, SystemPromptState: persist.PromptPresent, GitRoot: root}

@@ -83,7 +83,8 @@ func (w *Switcher) OpenDemo() (*Session, error) {
 // current; see Switch.
 func (w *Switcher) Open() (*Session, error) {
 	s, err := w.Switch(w.flags)
-	w.flags.Record = "" // --record covers the first session; /new, /resume and /model end it
+	w.flags.Record = ""         // --record covers the first session; /new, /resume and /model end it
+	w.flags.Script.Fork = false // --fork-session forks the first session only
 	return s, err
 }
 
@@ -99,6 +100,7 @@ func (w *Switcher) New() (*Session, error) {
 func (w *Switcher) Resume(id string) (*Session, error) {
 	f := w.flags
 	f.Resume, f.Continue = id, id == ""
+	f.Script.AppendSystemPrompt = "" // for new sessions; /resume replays the stored prompt
 	return w.Switch(f)
 }
 

@@ -65,6 +65,8 @@ type Overrides struct {
 	Yolo          bool
 	// Sandbox is --sandbox MODE ("" leaves sandbox.mode as configured).
 	Sandbox string
+	// Approvals is --permission-mode MODE ("" leaves approvals as configured).
+	Approvals string
 }
 
 // Apply merges flag overrides into cfg and validates the result.
@@ -98,6 +100,12 @@ func (o Overrides) Apply(cfg *Config) error {
 	}
 	if o.Theme != "" {
 		cfg.Display.Theme = o.Theme
+	}
+	if o.Approvals != "" {
+		if modes := []string{"ask", "auto-edit", "read-only", "yolo"}; !slices.Contains(modes, o.Approvals) {
+			return fmt.Errorf("--permission-mode: %q is not one of %s", o.Approvals, strings.Join(modes, " | "))
+		}
+		cfg.Approvals = o.Approvals
 	}
 	if o.Yolo {
 		cfg.Approvals = "yolo"

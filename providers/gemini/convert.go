@@ -194,7 +194,34 @@ func buildRequest(req providers.Request, defaultModel string) (*generateRequest,
 			out.GenerationConfig.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: thinkingBudgets[req.ReasoningEffort]}
 		}
 	}
+	if err := askSchema(out, req, model); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// askSchema sets responseMimeType application/json and responseSchema
+// (the schema in Gemini's OpenAPI subset, see sanitizeSchema) when a
+// final answer in a schema is asked for. Gemini before 3 refuses a JSON
+// mime type together with function declarations ("Function calling with
+// a response mime type: 'application/json' is unsupported"), so with
+// tools on an older model only the prompt's instruction and the loop's
+// validation hold the answer to the schema.
+func askSchema(out *generateRequest, req providers.Request, model string) error {
+	f := req.ResponseFormat
+	if f == nil || (len(out.Tools) > 0 && !strings.HasPrefix(model, "gemini-3")) {
+		return nil
+	}
+	schema, err := sanitizeSchema(f.Schema)
+	if err != nil {
+		return fmt.Errorf("--output-schema: %w", err)
+	}
+	if out.GenerationConfig == nil {
+		out.GenerationConfig = &generationConfig{}
+	}
+	out.GenerationConfig.ResponseMimeType = "application/json"
+	out.GenerationConfig.ResponseSchema = schema
+	return nil
 }
 
 // Thinking budgets (thinkingBudget, in tokens) for the reasoning efforts;

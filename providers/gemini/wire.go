@@ -58,6 +58,10 @@ type functionDecl struct {
 type generationConfig struct {
 	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
 	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+	// ResponseMimeType and ResponseSchema ask for a JSON answer in a
+	// schema (--output-schema).
+	ResponseMimeType string          `json:"responseMimeType,omitempty"`
+	ResponseSchema   json.RawMessage `json:"responseSchema,omitempty"`
 }
 
 type thinkingConfig struct {

@@ -137,6 +137,12 @@ func (t *chatTransport) buildHead(req providers.Request) (*requestHead, error) {
 		Tools:           tools,
 		ReasoningEffort: req.ReasoningEffort,
 	}}
+	if f := req.ResponseFormat; f != nil {
+		out.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: f.Name, Schema: f.Schema, Strict: f.Strict},
+		}
+	}
 	if req.MaxTokens > 0 {
 		if refusesMaxTokens(model) {
 			out.MaxCompletionTokens = req.MaxTokens

@@ -32,6 +32,22 @@ type requestBody struct {
 	Reasoning *reasoningConfig `json:"reasoning,omitempty"`
 	// MaxOutputTokens is the output cap; 0 leaves it to the server.
 	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
+	// Text carries text.format, the structured-output request.
+	Text *textConfig `json:"text,omitempty"`
+}
+
+// textConfig is the "text" parameter: {format: {type: json_schema, name,
+// schema, strict}} when a final answer in a JSON Schema is asked for.
+type textConfig struct {
+	Format textFormat `json:"format"`
+}
+
+// textFormat is text.format of type json_schema.
+type textFormat struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 // reasoningConfig is the "reasoning" parameter.
@@ -197,6 +213,9 @@ func (t *transport) buildBody(req providers.Request) (*requestBody, error) {
 		Tools:           tools,
 		Stream:          true,
 		MaxOutputTokens: max(req.MaxTokens, 0),
+	}
+	if f := req.ResponseFormat; f != nil {
+		body.Text = &textConfig{Format: textFormat{Type: "json_schema", Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
 	if isReasoningModel(model) || req.ReasoningEffort != "" {
 		body.Include = []string{encryptedReasoning}
