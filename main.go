@@ -119,6 +119,7 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	f.Version = version
+	f.Builtins = builtinCommandNames() // no custom command shadows one
 	return fs
 }
 

@@ -53,7 +53,10 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	if o.StdinCommands && o.Stdin != nil {
 		go readCommands(o.Stdin, s.Agent, o.Stderr)
 	}
-	input := o.Prompt
+	input, note := s.ExpandPrompt(o.Prompt) // -p "/NAME args": a custom command or skill
+	if note != "" {
+		fmt.Fprintln(o.Stderr, "talaria:", note)
+	}
 	var res loop.Result
 	unsaved := false
 	for {

@@ -55,7 +55,7 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 }
 
 func (s *Session) createRecord() error {
-	prompt := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+	prompt := s.buildPrompt(time.Now())
 	root := gitRoot(s.Cwd)
 	rec := &persist.Session{Cwd: s.Cwd, Provider: s.Backend.Provider, Model: s.Backend.Model,
 		SystemPrompt: &prompt, SystemPromptState: persist.PromptPresent, GitRoot: root}
@@ -95,7 +95,7 @@ func (s *Session) restorePrompt() error {
 			return &UsageError{Err: err}
 		}
 	default: // missing, null
-		built := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		built := s.buildPrompt(time.Now())
 		s.log(fmt.Sprintf("INFO system prompt built state=%s session=%s", state, id))
 		p = &built
 		if err := s.Store.SetSystemPrompt(id, p); err != nil {
