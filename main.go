@@ -382,7 +382,7 @@ func tui(o *options, stderr io.Writer) int {
 	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
-		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
+		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices, Extensions: tuiExtensions(w)}
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:
