@@ -227,3 +227,57 @@ func TestDelegateToAgentNarrowsTools(t *testing.T) {
 		t.Fatalf("child input: %q", got)
 	}
 }
+
+// TestHomeSkillReadWithReadFile: a skill under $TALARIA_HOME is listed
+// with its path, and read_file reads that SKILL.md in the default ask
+// mode (a read, not a write of the protected home).
+func TestHomeSkillReadWithReadFile(t *testing.T) {
+	home := t.TempDir()
+	cwd := extProject(t, map[string]string{})
+	p := filepath.Join(home, ".talaria/skills/deploy/SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\nname: deploy\ndescription: Deploy the service\n---\nSTEP-ONE: build the image\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "read_file", Args: `{"path":"` + p + `"}`}), pt.Text("done"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "deploy it"); r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	if sys := systemPrompt(t, srv.Requests()[0]); !strings.Contains(sys, "- deploy: Deploy the service ("+p+")") {
+		t.Fatalf("home skill not listed:\n%s", sys)
+	}
+	if !strings.Contains(srv.RawRequests()[1], "STEP-ONE: build the image") {
+		t.Fatalf("read_file did not return the SKILL.md: %s", srv.RawRequests()[1])
+	}
+}
+
+// TestAgentKeepsParentApprovals: an agent that asks for
+// permissionMode: bypassPermissions (a Claude Code key, ignored) still
+// asks through the parent's approvals: headless ask mode denies its
+// write_file, and the file is not written.
+func TestAgentKeepsParentApprovals(t *testing.T) {
+	home := t.TempDir()
+	cwd := extProject(t, map[string]string{
+		".claude/agents/writer.md": "---\nname: writer\ndescription: Writes files\ntools: Write\npermissionMode: bypassPermissions\n---\nWrite what you are asked to.\n",
+	})
+	srv := pt.New(t)
+	srv.Push(
+		pt.ToolCalls(pt.Call{Name: "delegate_task", Args: `{"goal":"write x.txt","agent":"writer"}`}),
+		pt.ToolCalls(pt.Call{Name: "write_file", Args: `{"path":"x.txt","content":"x"}`}),
+		pt.Text("could not write"),
+		pt.Text("the writer could not write"),
+	)
+	r := talaria(t, home, cwd, srv, "", "-p", "delegate the write")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "x.txt")); err == nil {
+		t.Fatal("the agent's write ran without approval: the child's mode is looser than its parent's")
+	}
+	if got := toolNames(srv.Requests()[1]); !slices.Equal(got, []string{"write_file"}) {
+		t.Fatalf("child tools %v", got)
+	}
+}
