@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"talaria/loop"
 	"talaria/loop/ext"
+	"talaria/providers"
 )
 
 // maxExtNotices is how many extension notices a session's start-up notice
@@ -89,13 +91,39 @@ func (s *Session) ExpandCommand(input string) (Expansion, bool) {
 	return e, true
 }
 
-// ExpandPrompt is ExpandCommand's text, or input itself when it names no
-// custom command or skill.
+// ExpandPrompt is for a headless run (-p): ExpandCommand's text, or input
+// itself when it names no custom command or skill. A command whose front
+// matter names a model runs this run's turn on it, on the same provider
+// (an id sent as is); the session keeps its own model for later runs.
 func (s *Session) ExpandPrompt(input string) (text, note string) {
-	if e, ok := s.ExpandCommand(input); ok {
-		return e.Text, e.Note
+	e, ok := s.ExpandCommand(input)
+	if !ok {
+		return input, ""
 	}
-	return input, ""
+	if e.Note == "" {
+		return e.Text, ""
+	}
+	if err := s.runOnModel(e.Command.Model); err != nil {
+		return e.Text, e.Note + " (" + err.Error() + ")"
+	}
+	return e.Text, fmt.Sprintf("/%s runs on model %s (its model: front matter)", e.Command.Name, e.Command.Model)
+}
+
+// runOnModel moves the agent to model on the session's provider, for the
+// turns of this process: neither the session record nor its stored system
+// prompt change.
+func (s *Session) runOnModel(model string) error {
+	if s.Agent == nil || s.tools == nil || s.tools.parent.Load() == nil {
+		return fmt.Errorf("no agent to switch")
+	}
+	p := *s.tools.parent.Load()
+	chain := p.Chain
+	if chain != nil {
+		primary := chain.Primary()
+		primary.Model = model
+		chain = providers.NewFallbackChain(primary, chain.Backends()[1:])
+	}
+	return s.Agent.SetBackend(loop.BackendChange{Chain: chain, Transport: p.Transport, Provider: s.Backend.Provider, Model: model, MaxTokens: s.Backend.MaxTokens})
 }
 
 // SkillsNote lists skills on disk now that this session's system prompt

@@ -281,3 +281,29 @@ func TestAgentKeepsParentApprovals(t *testing.T) {
 		t.Fatalf("child tools %v", got)
 	}
 }
+
+// TestHeadlessCommandModel: a command with model: in its front matter
+// runs its -p turn on that model (same provider); the session keeps its
+// own model, so -c goes back to it.
+func TestHeadlessCommandModel(t *testing.T) {
+	home := t.TempDir()
+	cwd := extProject(t, map[string]string{
+		".claude/commands/quick.md": "---\ndescription: A quick answer\nmodel: small-model-2\n---\nAnswer in one line: $ARGUMENTS\n",
+	})
+	srv := pt.New(t)
+	srv.Push(pt.Text("one line"), pt.Text("back"))
+	r := talaria(t, home, cwd, srv, "", "-p", "/quick what is Go")
+	if r.code != 0 || !strings.Contains(r.stderr, "/quick runs on model small-model-2") {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if reqs[0]["model"] != "small-model-2" || lastUser(t, reqs[0]) != "Answer in one line: what is Go" {
+		t.Fatalf("model %v, input %q", reqs[0]["model"], lastUser(t, reqs[0]))
+	}
+	if r := talaria(t, home, cwd, srv, "", "-c", "-p", "and now?"); r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	if m := srv.Requests()[1]["model"]; m == "small-model-2" {
+		t.Fatalf("the command's model stuck to the session: %v", m)
+	}
+}
