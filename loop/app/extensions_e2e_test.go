@@ -307,3 +307,33 @@ func TestHeadlessCommandModel(t *testing.T) {
 		t.Fatalf("the command's model stuck to the session: %v", m)
 	}
 }
+
+// TestHeadlessCommandInlinesFiles: @path in a command's body (or in its
+// arguments) brings the project file's content to the model; an @path
+// outside the project is not read.
+func TestHeadlessCommandInlinesFiles(t *testing.T) {
+	home := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd := extProject(t, map[string]string{
+		".claude/commands/explain.md": "Explain $ARGUMENTS using @docs/style.md\n",
+		"docs/style.md":               "STYLE-GUIDE-TEXT\n",
+		"main.go":                     "package main // MAIN-GO\n",
+	})
+	srv := pt.New(t)
+	srv.Push(pt.Text("explained"))
+	if r := talaria(t, home, cwd, srv, "", "-p", "/explain @main.go @"+outside); r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	got := lastUser(t, srv.Requests()[0])
+	for _, want := range []string{"STYLE-GUIDE-TEXT", "MAIN-GO"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("%s not inlined: %q", want, got)
+		}
+	}
+	if strings.Contains(got, "OUTSIDE-SECRET") {
+		t.Fatalf("a file outside the project was inlined: %q", got)
+	}
+}
