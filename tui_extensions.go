@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"talaria/loop/app"
 	"talaria/loop/ext"
@@ -13,8 +14,21 @@ import (
 // skills and agents: each call asks the switcher for the session now
 // current, so /new and /resume bring their own.
 func tuiExtensions(w *app.Switcher) ui.Extensions {
+	// The list is asked for at each key typed after a slash: it is built
+	// once per session's set.
+	var mu sync.Mutex
+	var cachedSet *ext.Set
+	var cached []ui.CustomCommand
 	return ui.Extensions{
-		Commands: func() []ui.CustomCommand { return customCommands(w.Current().Extensions()) },
+		Commands: func() []ui.CustomCommand {
+			set := w.Current().Extensions()
+			mu.Lock()
+			defer mu.Unlock()
+			if set != cachedSet || cachedSet == nil {
+				cachedSet, cached = set, customCommands(set)
+			}
+			return cached
+		},
 		Expand: func(name, args string) (string, string, bool) {
 			e, ok := w.Current().ExpandCommand("/" + name + " " + args)
 			return e.Text, e.Note, ok
