@@ -1,9 +1,38 @@
 package ui
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"talaria/loop"
 )
+
+// commandSync types text and presses Enter, then runs what that returns
+// to completion (each command up to 5 s, so a loaded machine cannot drop
+// the expansion's result as execCmd's short wait may) and feeds the
+// results back once.
+func (h *harness) commandSync(text string) {
+	h.typeText(text)
+	_, cmd := h.m.Update(keyMsg("enter"))
+	for _, msg := range execCmdWait(cmd, 5*time.Second) {
+		if _, tick := msg.(frameMsg); !tick {
+			h.send(msg)
+		}
+	}
+}
+
+// waitCalls waits (bounded) until the agent's calls are want: Start runs
+// in a command goroutine that goes on after execCmd stops waiting.
+func waitCalls(t *testing.T, h *harness, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !reflect.DeepEqual(h.agent.got(), want) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	wantCalls(t, h, want...)
+}
 
 // testExtensions are a session's custom commands as the wiring gives them.
 func testExtensions(expanded *[]string) func(*Options) {
@@ -40,18 +69,18 @@ func TestCustomCommandRunsAsTurn(t *testing.T) {
 	h.size(100, 60)
 	h.command("/help")
 	contains(t, h.screen(), "custom commands", "/review FILE", "review a file for bugs", "/git:commit", "(skill) fill PDF forms", "/skills", "/agents")
-	h.command("/review main.go")
+	h.commandSync("/review main.go")
 	contains(t, h.screen(), "› /review main.go")
 	if strings.Contains(h.screen(), "EXPANDED") {
 		t.Errorf("the transcript must show what was typed, not the expansion:\n%s", h.screen())
 	}
-	wantCalls(t, h, "run:EXPANDED review with main.go")
+	waitCalls(t, h, "run:EXPANDED review with main.go")
 	if len(expanded) != 1 || expanded[0] != "review|main.go" {
 		t.Fatalf("expand calls: %q", expanded)
 	}
 	h.endTurn(1, "")
-	h.command("/git:commit the fix")
-	wantCalls(t, h, "run:EXPANDED review with main.go", "run:EXPANDED git:commit with the fix")
+	h.commandSync("/git:commit the fix")
+	waitCalls(t, h, "run:EXPANDED review with main.go", "run:EXPANDED git:commit with the fix")
 	h.endTurn(2, "")
 	h.command("/frobnicate")
 	contains(t, h.screen(), "unknown command /frobnicate")
@@ -79,13 +108,13 @@ func TestSkillsAndAgentsCommands(t *testing.T) {
 	var expanded []string
 	h := newHarness(t, testExtensions(&expanded))
 	h.size(120, 40)
-	h.command("/skills")
+	h.commandSync("/skills")
 	contains(t, h.screen(), "pdf-forms", "/p/.claude/skills/pdf-forms/SKILL.md", "added after it began): later")
-	h.command("/agents")
+	h.commandSync("/agents")
 	contains(t, h.screen(), "reader", "reads code", "/p/.claude/agents/reader.md")
 	h2 := newHarness(t)
 	h2.size(100, 30)
-	h2.command("/skills")
+	h2.commandSync("/skills")
 	contains(t, h2.screen(), "/skills is not available here")
 }
 
@@ -97,9 +126,14 @@ func TestCustomCommandWhileBusyIsQueued(t *testing.T) {
 	h.startBusy()
 	h.command("/review a.go")
 	wantCalls(t, h, "run:first")
-	h.endTurn(1, "")
-	h.settle(nil)
-	if got := h.agent.got(); len(got) != 2 || got[1] != "run:EXPANDED review with a.go" {
-		t.Fatalf("the queued command did not run after the turn: %q", got)
+	// The turn's end sends what was queued: the command, expanded then.
+	_, cmd := h.m.Update(eventsMsg{closed: true, evs: []loop.Event{
+		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: loop.ExitTextResponse("stop"), Completed: true},
+	}})
+	for _, msg := range execCmdWait(cmd, 5*time.Second) {
+		if _, tick := msg.(frameMsg); !tick {
+			h.send(msg)
+		}
 	}
+	waitCalls(t, h, "run:first", "run:EXPANDED review with a.go")
 }
