@@ -121,6 +121,7 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	defineScriptFlags(fs, o)
 	f.Version = version
+	f.Builtins = builtinCommandNames() // no custom command shadows one
 	return fs
 }
 
@@ -378,7 +379,7 @@ func tui(o *options, stderr io.Writer) int {
 	}
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
-		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
+		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices, Extensions: tuiExtensions(w)}
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:

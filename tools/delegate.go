@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -26,6 +27,17 @@ type DelegateTask struct {
 	// Context is what the child needs to know: files, constraints,
 	// findings so far. The child sees nothing else of the conversation.
 	Context string
+	// Agent names the subagent definition the child runs as (its system
+	// prompt, tools and model); "" is a general child.
+	Agent string
+}
+
+// DelegateAgent is a subagent definition delegate_task offers by name.
+type DelegateAgent struct {
+	// Name is what `agent` takes.
+	Name string
+	// Description says when to delegate to it.
+	Description string
 }
 
 // DelegateResult is what a child agent reports back.
@@ -41,28 +53,61 @@ type DelegateResult struct {
 
 // DelegateTaskTool is the delegate_task tool: it runs subtasks in child
 // agents through Env.Delegate, at most DelegateMaxConcurrent at once, and
-// returns their summaries.
-type DelegateTaskTool struct{}
+// returns their summaries. Agents, when set, are the subagent definitions
+// a task may name with `agent`; its description lists them.
+type DelegateTaskTool struct {
+	Agents []DelegateAgent
+}
 
 // Name implements Tool.
 func (DelegateTaskTool) Name() string { return "delegate_task" }
 
 // Description implements Tool.
-func (DelegateTaskTool) Description() string {
+func (t DelegateTaskTool) Description() string {
 	return fmt.Sprintf("Hand self-contained subtasks to child agents that work with the same tools and their own iteration budget, and get back their final summaries. "+
 		"Use it for work that needs many tool calls but whose result is short (investigating a subsystem, a focused refactor, running and fixing a test suite), "+
 		"to keep your own context small, or to run independent subtasks side by side. "+
 		"Give either one `goal` (with optional `context`) or `tasks`, a list of up to %d {goal, context}; at most %d children run at once. "+
 		"Children see nothing of this conversation: put everything they need (paths, constraints, what you already know, what to report) in context. "+
 		"Children must not edit the same files. The summaries are returned together, capped at %d characters in all.",
-		delegateMaxTasks, DelegateMaxConcurrent, delegateSummaryCap)
+		delegateMaxTasks, DelegateMaxConcurrent, delegateSummaryCap) + t.agentsText()
+}
+
+// agentsText lists the agents for the description; "" when there are none.
+func (t DelegateTaskTool) agentsText() string {
+	if len(t.Agents) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nSpecialised agents: set `agent` to one of these names (for the whole call, or per task) to run the child as that agent, with its own instructions, tools and model:")
+	for _, a := range t.Agents {
+		fmt.Fprintf(&b, "\n- %s: %s", a.Name, strings.Join(strings.Fields(a.Description), " "))
+	}
+	return b.String()
+}
+
+// agentNames returns the agents' names.
+func (t DelegateTaskTool) agentNames() []string {
+	out := make([]string, len(t.Agents))
+	for i, a := range t.Agents {
+		out[i] = a.Name
+	}
+	return out
 }
 
 // Schema implements Tool.
-func (DelegateTaskTool) Schema() json.RawMessage {
+func (t DelegateTaskTool) Schema() json.RawMessage {
+	agent, itemAgent := "", ""
+	if len(t.Agents) > 0 {
+		names, _ := json.Marshal(t.agentNames())
+		agent = fmt.Sprintf(`
+    "agent": {"type": "string", "enum": %s, "description": "The specialised agent every task runs as, unless a task names its own."},`, names)
+		itemAgent = fmt.Sprintf(`,
+          "agent": {"type": "string", "enum": %s}`, names)
+	}
 	return json.RawMessage(fmt.Sprintf(`{
   "type": "object",
-  "properties": {
+  "properties": {%s
     "goal": {"type": "string", "description": "The goal of a single subtask."},
     "context": {"type": "string", "description": "Everything the child needs to know for goal."},
     "tasks": {
@@ -73,27 +118,29 @@ func (DelegateTaskTool) Schema() json.RawMessage {
         "type": "object",
         "properties": {
           "goal": {"type": "string"},
-          "context": {"type": "string"}
+          "context": {"type": "string"}%s
         },
         "required": ["goal"]
       }
     }
   },
   "additionalProperties": false
-}`, delegateMaxTasks))
+}`, agent, delegateMaxTasks, itemAgent))
 }
 
 type delegateArgs struct {
 	Goal    string `json:"goal"`
 	Context string `json:"context"`
+	Agent   string `json:"agent"`
 	Tasks   []struct {
 		Goal    string `json:"goal"`
 		Context string `json:"context"`
+		Agent   string `json:"agent"`
 	} `json:"tasks"`
 }
 
 // Run implements Tool.
-func (DelegateTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+func (t DelegateTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a delegateArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return Errorf("delegate_task: %v", err)
@@ -104,24 +151,36 @@ func (DelegateTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessage) 
 	case goal != "" && len(a.Tasks) > 0:
 		return Errorf("delegate_task: give either goal (one subtask) or tasks (several), not both")
 	case goal != "":
-		tasks = []DelegateTask{{Goal: goal, Context: strings.TrimSpace(a.Context)}}
+		tasks = []DelegateTask{{Goal: goal, Context: strings.TrimSpace(a.Context), Agent: strings.TrimSpace(a.Agent)}}
 	case len(a.Tasks) > 0:
 		if len(a.Tasks) > delegateMaxTasks {
 			return Errorf("delegate_task: at most %d tasks per call, got %d; group related work or delegate in several calls", delegateMaxTasks, len(a.Tasks))
 		}
-		for i, t := range a.Tasks {
-			g := strings.TrimSpace(t.Goal)
+		for i, at := range a.Tasks {
+			g := strings.TrimSpace(at.Goal)
 			if g == "" {
 				return Errorf("delegate_task: task %d has no goal", i+1)
 			}
-			c := strings.TrimSpace(t.Context)
+			c := strings.TrimSpace(at.Context)
 			if c == "" {
 				c = strings.TrimSpace(a.Context)
 			}
-			tasks = append(tasks, DelegateTask{Goal: g, Context: c})
+			ag := strings.TrimSpace(at.Agent)
+			if ag == "" {
+				ag = strings.TrimSpace(a.Agent)
+			}
+			tasks = append(tasks, DelegateTask{Goal: g, Context: c, Agent: ag})
 		}
 	default:
 		return Errorf("delegate_task: argument \"goal\" or \"tasks\" is required")
+	}
+	for i, task := range tasks {
+		if task.Agent != "" && !slices.Contains(t.agentNames(), task.Agent) {
+			if len(t.Agents) == 0 {
+				return Errorf("delegate_task: task %d: no agent %q: this session defines no agents; leave agent out", i+1, task.Agent)
+			}
+			return Errorf("delegate_task: task %d: no agent %q; the agents are: %s", i+1, task.Agent, strings.Join(t.agentNames(), ", "))
+		}
 	}
 	if env == nil || env.Delegate == nil {
 		return Errorf("delegate_task: delegation is not available in this session; do the work yourself")

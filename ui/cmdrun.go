@@ -57,7 +57,14 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.external(name, args)
 	case "rewind", "undo", "diff":
 		return m.rewindCommand(name, args)
+	case "skills":
+		return m.listSkills()
+	case "agents":
+		return m.listAgents()
 	default:
+		if cmd, ok := m.runCustom(name, args); ok {
+			return cmd
+		}
 		m.notice(noticeWarn, unknownCommandText(name))
 	}
 	return nil
@@ -309,6 +316,7 @@ func (m *Model) helpText() string {
 	b.WriteString(helpRows(keys, m.width-4))
 	b.WriteString("\ncommands")
 	b.WriteString(helpRows(CommandHelp(), m.width-4))
+	b.WriteString(m.customHelp(m.width - 4))
 	fmt.Fprintf(&b, "\nwhile a turn runs, enter does: %s", or(m.opts.BusyInputMode, BusySteer))
 	return b.String()
 }

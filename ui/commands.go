@@ -37,6 +37,8 @@ func commandList() []command {
 		{"timeline", "[TURN]", "show where a turn's time went"},
 		{"status", "", "show the session, model, context and settings"},
 		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
+		{"skills", "", "list the skills, each with its SKILL.md"},
+		{"agents", "", "list the subagents delegate_task can run"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
 		{"copy", "", "copy the last answer to the clipboard"},
@@ -84,7 +86,7 @@ func (m *Model) matches() []command {
 			out = append(out, c)
 		}
 	}
-	return out
+	return append(out, m.customMatches(prefix)...)
 }
 
 // popupOpen reports whether the completion popup shows.

@@ -77,6 +77,9 @@ type Options struct {
 	// Commands are the slash commands that need the outside world. A nil
 	// callback makes its command answer "not available yet".
 	Commands Commands
+	// Extensions are the session's custom commands, skills and agents
+	// (custom_commands.go); zero: none.
+	Extensions Extensions
 
 	// Notice is shown once when the screen opens (e.g. which local server
 	// was found, or how to configure a provider).

@@ -16,6 +16,7 @@ import (
 	"talaria/loop"
 	"talaria/loop/compress"
 	"talaria/loop/config"
+	"talaria/loop/ext"
 	"talaria/persist"
 	"talaria/providers"
 	"talaria/providers/anthropic"
@@ -51,6 +52,9 @@ type Flags struct {
 	Version string
 	// Script holds the headless flags scripts use (script.go).
 	Script ScriptFlags
+	// Builtins are the built-in slash commands, which no custom command
+	// shadows (main fills them from the TUI's list).
+	Builtins []string
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -85,6 +89,10 @@ type Session struct {
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
+	// ext is the custom commands, skills and agents loaded at Open;
+	// builtins the command names they may not shadow.
+	ext      *ext.Set
+	builtins []string
 }
 
 // Close ends the session's background processes and MCP servers.
@@ -191,6 +199,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	// output.
 	s.masking = sessionMasking(cfg, backend, chain)
 	s.mask = s.masking.Masker()
+	s.loadExtensions(f) // before the record: the system prompt lists the skills
 	history, err := s.openRecord(f)
 	if err != nil {
 		return nil, err
@@ -204,6 +213,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, err
 	}
 	s.tools = ts
+	ts.offerAgents(s.ext)
 	if countTurns(history) == 0 { // a new session, or one that never ran a turn
 		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}

@@ -65,7 +65,10 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	if o.Started.IsZero() {
 		o.Started = time.Now()
 	}
-	input := o.Prompt
+	input, note := s.ExpandPrompt(o.Prompt) // -p "/NAME args": a custom command or skill
+	if note != "" {
+		fmt.Fprintln(o.Stderr, "talaria:", note)
+	}
 	var res loop.Result
 	var sum runTotals
 	unsaved := false

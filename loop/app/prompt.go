@@ -123,3 +123,15 @@ func readAgentsFiles(cwd, root string) string {
 	}
 	return b.String()
 }
+
+// buildPrompt is BuildSystemPrompt for the session, with its skills listed
+// (name, description, SKILL.md path) before the closing Model:/Provider:
+// lines. Like the rest of the prompt it is built once per session and
+// replayed byte for byte: a skill added later is the next session's.
+func (s *Session) buildPrompt(now time.Time) string {
+	p := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, now)
+	if sk := strings.TrimRight(s.Extensions().SkillsPrompt(), "\n"); sk != "" {
+		p = insertBeforeRuntimeLines(p, sk)
+	}
+	return p
+}

@@ -61,7 +61,7 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 }
 
 func (s *Session) createRecord(appendText string) error {
-	return s.createRecordPrompt(withAppendedPrompt(BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now()), appendText))
+	return s.createRecordPrompt(withAppendedPrompt(s.buildPrompt(time.Now()), appendText))
 }
 
 // createRecordPrompt creates a new leased session with prompt.
@@ -105,7 +105,7 @@ func (s *Session) restorePrompt() error {
 			return &UsageError{Err: err}
 		}
 	default: // missing, null
-		built := BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		built := s.buildPrompt(time.Now())
 		s.log(fmt.Sprintf("INFO system prompt built state=%s session=%s", state, id))
 		p = &built
 		if err := s.Store.SetSystemPrompt(id, p); err != nil {

@@ -191,7 +191,7 @@ func (s *Session) forkRecord(rec *persist.Session, appendText string) ([]provide
 	case persist.PromptPresent, persist.PromptEmpty:
 		prompt = providers.RewriteRuntimeLines(*p, s.Backend.Provider, s.Backend.Model)
 	default:
-		prompt = BuildSystemPrompt(s.Cwd, s.Backend.Provider, s.Backend.Model, time.Now())
+		prompt = s.buildPrompt(time.Now())
 	}
 	if err := s.createRecordPrompt(withAppendedPrompt(prompt, appendText)); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"talaria/loop"
 	"talaria/loop/config"
+	"talaria/loop/ext"
 	"talaria/providers"
 	"talaria/tools"
 	"talaria/tools/mcp"
@@ -45,6 +46,9 @@ type toolset struct {
 	promptBase string // the prompt to complete; "" once done or when not fresh
 	prompt     string // the completed prompt; "" keeps the agent's own
 	savePrompt func(string) error
+
+	// agents are the subagent definitions delegate_task offers by name.
+	agents map[string]*ext.Agent
 }
 
 // buildTools wires the built-in tools, MCP servers and approvals. The
@@ -248,12 +252,6 @@ func (ts *toolset) close() {
 // become progress lines of the call's live output; its final answer is the
 // summary.
 func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
-	child := tools.NewRegistry()
-	for _, t := range ts.registry.All() {
-		if t.Name() != "delegate_task" {
-			child.Register(t)
-		}
-	}
 	var n atomic.Int64
 	ts.parent.Store(&parent)
 	ts.env.Delegate = func(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
@@ -261,7 +259,7 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		opts := parent
 		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
 		opts.History, opts.Turns, opts.Store = nil, 0, nil
-		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = loop.ChildProgress(tools.Output(ctx)), child, maxIterations, ts.env
+		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = loop.ChildProgress(tools.Output(ctx)), ts.childTools(nil), maxIterations, ts.env
 		if parent.Chain != nil {
 			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
 		}
@@ -270,6 +268,13 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 			opts.SystemPrompt = subagentPrompt(p)
 		}
 		opts.TurnSystemPrompt = nil
+		agent, err := ts.lookupAgent(task.Agent)
+		if err != nil {
+			return tools.DelegateResult{Goal: task.Goal, Err: err}
+		}
+		if agent != nil {
+			ts.asAgent(&opts, agent)
+		}
 		input := task.Goal
 		if task.Context != "" {
 			input += "\n\nContext from the parent agent:\n" + task.Context

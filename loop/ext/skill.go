@@ -145,7 +145,7 @@ func (s *Set) SkillsPrompt() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("## Skills\n\nSkills are instructions for specific tasks, each in a SKILL.md file. ")
+	b.WriteString("# Skills\nSkills are instructions for specific tasks, each in a SKILL.md file. ")
 	b.WriteString("When a task matches a skill's description, read its SKILL.md with read_file first and follow it; ")
 	b.WriteString("files it mentions are relative to its folder.\n\n")
 	for _, name := range s.SkillNames() {
