@@ -49,6 +49,9 @@ type Flags struct {
 	Record string
 	// Version is talaria's version (recordings, telemetry).
 	Version string
+	// MCPServers join the configured mcp_servers (a same-named one
+	// replaces it): the servers an ACP client passes with session/new.
+	MCPServers map[string]config.MCPServer
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -120,6 +123,7 @@ func LoadConfig(f Flags) (config.Config, error) {
 	if err := f.Overrides.Apply(&cfg); err != nil {
 		return cfg, &UsageError{Err: err}
 	}
+	cfg.MCPServers = mergeMCP(cfg.MCPServers, f.MCPServers)
 	return cfg, nil
 }
 
