@@ -147,8 +147,15 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a.conn = sdk.NewClientSideConnection(a.client, stdin, stdout)
-	t.Cleanup(func() { a.stop(t) })
+	// Both directions are kept: every agent message is checked against
+	// the protocol's schema once the process is gone.
+	sent, got := &wireLog{}, &wireLog{}
+	a.conn = sdk.NewClientSideConnection(a.client, io.MultiWriter(stdin, sent), io.TeeReader(stdout, got))
+	schema := loadACPSchema(t)
+	t.Cleanup(func() {
+		a.stop(t)
+		checkACPWire(t, schema, sent, got)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), acpWait)
 	defer cancel()
 	init, err := a.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
@@ -410,13 +417,15 @@ func TestACPBadInput(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	sent, got := &wireLog{}, &wireLog{}
 	defer func() {
 		_ = stdin.Close()
 		_ = cmd.Wait()
+		checkACPWire(t, loadACPSchema(t), sent, got)
 	}()
 	lines := make(chan map[string]any, 16)
 	go func() {
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(io.TeeReader(stdout, got))
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
 		for sc.Scan() {
 			var m map[string]any
@@ -448,7 +457,10 @@ func TestACPBadInput(t *testing.T) {
 		c, _ := e["code"].(float64)
 		return c
 	}
-	send := func(s string) { _, _ = stdin.Write([]byte(s + "\n")) }
+	send := func(s string) {
+		_, _ = stdin.Write([]byte(s + "\n"))
+		_, _ = sent.Write([]byte(s + "\n"))
+	}
 
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}`) // cut short
 	if m := next("malformed line"); code(m) != -32700 {
