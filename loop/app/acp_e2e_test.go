@@ -18,6 +18,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	pt "talaria/providers/providertest"
+	"talaria/tools/mcp/mcptest"
 )
 
 // acpWait bounds every wait of the ACP tests.
@@ -483,4 +484,77 @@ func TestACPBadInput(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// TestACPModesPlanAndClientMCP: session/set_mode yolo is reported and then
+// nothing is asked; the todo tool's list arrives as a plan; an MCP server
+// the client passes with session/new joins the session's tools.
+func TestACPModesPlanAndClientMCP(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	a := startACP(t, home, cwd, srv)
+	ctx := acpCtx(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := a.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{{Stdio: &sdk.McpServerStdio{
+		Name: "ed", Command: self, Args: []string{"-test.run=^$"}, Env: []sdk.EnvVariable{{Name: mcptest.EnvServer, Value: "1"}}}}}})
+	if err != nil {
+		t.Fatalf("session/new: %v\nstderr: %s", err, a.stderr)
+	}
+	if _, err := a.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "yolo"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sess.SessionId, ModeId: "warp"}); err == nil {
+		t.Fatal("an unknown mode was taken")
+	}
+	srv.Push(
+		pt.ToolCalls(pt.Call{ID: "call_m", Name: "ed__echo", Args: `{"text":"hi-from-editor"}`},
+			pt.Call{ID: "call_p", Name: "todo", Args: `{"todos":[{"id":"1","content":"look","status":"completed"},{"id":"2","content":"fix","status":"in_progress"}]}`}),
+		pt.ToolCalls(pt.Call{ID: "call_y", Name: "write_file", Args: `{"path":"y.txt","content":"yolo\n"}`}),
+		pt.Text("All done."),
+	)
+	resp, err := a.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: textPrompt("go")})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v\nstderr: %s", resp, err, a.stderr)
+	}
+	us := a.client.take()
+	var mode sdk.SessionModeId
+	var plan []sdk.PlanEntry
+	for _, u := range us {
+		if m := u.Update.CurrentModeUpdate; m != nil {
+			mode = m.CurrentModeId
+		}
+		if p := u.Update.Plan; p != nil {
+			plan = p.Entries
+		}
+	}
+	if mode != "yolo" {
+		t.Fatalf("current_mode_update: %q", mode)
+	}
+	if len(plan) != 2 || plan[0].Content != "look" || plan[0].Status != sdk.PlanEntryStatusCompleted || plan[1].Status != sdk.PlanEntryStatusInProgress {
+		t.Fatalf("plan: %+v", plan)
+	}
+	a.client.mu.Lock()
+	asked := len(a.client.asked)
+	a.client.mu.Unlock()
+	if asked != 0 {
+		t.Fatalf("%d permission requests in yolo mode", asked)
+	}
+	if data, err := os.ReadFile(filepath.Join(cwd, "y.txt")); err != nil || string(data) != "yolo\n" {
+		t.Fatalf("y.txt: %q %v", data, err)
+	}
+	_, ups := toolUpdates(us, "call_m")
+	echoed := false
+	for _, u := range ups {
+		for _, c := range u.Content {
+			if c.Content != nil && c.Content.Content.Text != nil && strings.Contains(c.Content.Content.Text.Text, "echo: hi-from-editor") {
+				echoed = true
+			}
+		}
+	}
+	if !echoed || lastStatus(ups) != sdk.ToolCallStatusCompleted {
+		t.Fatalf("the client's MCP server did not answer: %+v", ups)
+	}
 }
