@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,7 @@ func (c *acpClient) take() []sdk.SessionNotification {
 }
 
 // waitFor waits (bounded) for an update ok accepts.
-func (c *acpClient) waitFor(t *testing.T, ok func(sdk.SessionUpdate) bool) {
+func (c *acpClient) waitFor(t testing.TB, ok func(sdk.SessionUpdate) bool) {
 	t.Helper()
 	deadline := time.After(acpWait)
 	for {
@@ -152,6 +153,7 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	// the protocol's schema once the process is gone.
 	sent, got := &wireLog{}, &wireLog{}
 	a.conn = sdk.NewClientSideConnection(a.client, io.MultiWriter(stdin, sent), io.TeeReader(stdout, got))
+	a.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	schema := loadACPSchema(t)
 	t.Cleanup(func() {
 		a.stop(t)
