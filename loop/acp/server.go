@@ -50,7 +50,8 @@ func Serve(ctx context.Context, o Options) int {
 	srv := &server{opts: o, sessions: map[string]*session{}, log: logger, ctx: ctx}
 	in := filterInput(o.Stdin, out, logger)
 	srv.conn = sdk.NewAgentSideConnection(srv, out, in)
-	srv.conn.SetLogger(logger)
+	// No SetLogger: the SDK's goroutines read the logger unlocked once the
+	// connection exists; its default (slog's) writes to stderr as well.
 	select {
 	case <-srv.conn.Done():
 	case <-ctx.Done():

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os/exec"
 	"testing"
 	"time"
@@ -60,7 +58,6 @@ func startACPBench(b *testing.B, home, cwd string, srv *pt.Server) *acpAgent {
 		b.Fatal(err)
 	}
 	a.conn = sdk.NewClientSideConnection(a.client, stdin, stdout)
-	a.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	b.Cleanup(func() {
 		_ = stdin.Close()
 		_ = cmd.Wait()

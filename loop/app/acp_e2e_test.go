@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +152,6 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	// the protocol's schema once the process is gone.
 	sent, got := &wireLog{}, &wireLog{}
 	a.conn = sdk.NewClientSideConnection(a.client, io.MultiWriter(stdin, sent), io.TeeReader(stdout, got))
-	a.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	schema := loadACPSchema(t)
 	t.Cleanup(func() {
 		a.stop(t)
