@@ -558,3 +558,39 @@ func TestACPModesPlanAndClientMCP(t *testing.T) {
 		t.Fatalf("the client's MCP server did not answer: %+v", ups)
 	}
 }
+
+// TestACPErrorsBeforeOutput: a provider error before anything was
+// streamed is a JSON-RPC error carrying talaria's explanation, and the
+// session takes the next prompt; without a provider, session/new says
+// how to configure one.
+func TestACPErrorsBeforeOutput(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	a := startACP(t, home, cwd, srv)
+	ctx := acpCtx(t)
+	sess, err := a.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Push(pt.Error(400, `{"error":{"message":"model zebra-9 does not exist","type":"invalid_request_error"}}`, nil))
+	_, err = a.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: textPrompt("hi")})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Message, "talaria: ") || len(re.Message) < 20 {
+		t.Fatalf("prompt with a provider error: %v", err)
+	}
+	t.Logf("provider error: %s", re.Message)
+	srv.Push(pt.Text("fine now"))
+	if resp, err := a.conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: textPrompt("again")}); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("the prompt after the error: %+v %v", resp, err)
+	}
+
+	b := startACP(t, t.TempDir(), cwd, nil)
+	_, err = b.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if !errors.As(err, &re) || !strings.Contains(strings.ToLower(re.Message), "provider") {
+		t.Fatalf("session/new without a provider: %v", err)
+	}
+	t.Logf("no provider: %s", re.Message)
+	if _, err := b.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "", McpServers: []sdk.McpServer{}}); err == nil {
+		t.Fatal("an empty cwd was taken")
+	}
+}
