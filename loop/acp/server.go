@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -86,9 +87,10 @@ func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:    sdk.McpCapabilities{Http: true},
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:     sdk.McpCapabilities{Http: true},
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 		},
 		AgentInfo:   &sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -134,8 +136,8 @@ func (s *server) open(ctx context.Context, cwd string, servers []sdk.McpServer, 
 	if err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	if cwd == "" {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": "cwd is empty: session/new and session/load need the absolute working directory"})
+	if !filepath.IsAbs(cwd) {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not an absolute path: session/new and session/load need the absolute working directory", cwd)})
 	}
 	sess := newSession(s)
 	f := s.opts.Flags
