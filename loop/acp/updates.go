@@ -59,6 +59,9 @@ func (s *session) updates(e loop.Event) []sdk.SessionUpdate {
 	case *loop.RetryScheduled:
 		s.spoke = true
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(retryNote(ev))}
+	case *loop.Guardrail:
+		s.spoke = true
+		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(fmt.Sprintf("Guardrail %s (%s): %s\n", ev.Action, ev.Code, ev.Message))}
 	case *loop.FallbackActivated:
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText("Switching to " + ev.To.Provider + "/" + ev.To.Model + " (" + ev.Reason + ").\n")}
 	case *loop.ToolsPlanned:
