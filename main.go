@@ -71,6 +71,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria --help lists the commands and flags")
 		return app.ExitUsage
 	}
+	if len(o.args) > 0 && o.args[0] == "acp" {
+		return acpCmd(o, o.args[1:], stdin, stdout, stderr)
+	}
 	if len(o.args) > 0 {
 		return subcommand(o, stdout, stderr)
 	}

@@ -55,6 +55,9 @@ type Flags struct {
 	// Builtins are the built-in slash commands, which no custom command
 	// shadows (main fills them from the TUI's list).
 	Builtins []string
+	// MCPServers join the configured mcp_servers (a same-named one
+	// replaces it): the servers an ACP client passes with session/new.
+	MCPServers map[string]config.MCPServer
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -130,6 +133,7 @@ func LoadConfig(f Flags) (config.Config, error) {
 	if err := f.Overrides.Apply(&cfg); err != nil {
 		return cfg, &UsageError{Err: err}
 	}
+	cfg.MCPServers = mergeMCP(cfg.MCPServers, f.MCPServers)
 	return cfg, nil
 }
 
