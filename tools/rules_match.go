@@ -311,6 +311,7 @@ func (v *cmdView) mayMatch(words []string, prefix bool, depth int) bool {
 }
 
 func partMayMatch(p cmdPart, words []string, prefix bool, depth int) bool {
+	wrapped := false // a wrapper stands before: any later word may start the command it runs
 	for k := 0; k < len(p.words); k++ {
 		if looseMatch(p.words[k:], p.dynamic[k:], words, prefix) {
 			return true
@@ -320,15 +321,15 @@ func partMayMatch(p cmdPart, words []string, prefix bool, depth int) bool {
 		}
 		name := path.Base(p.words[k])
 		if denyShells[name] || name == "eval" {
-			if inner, ok := shellInner(p, k); ok {
-				if viewCommand(inner).mayMatch(words, prefix, depth+1) {
-					return true
-				}
-			} else {
-				return true // its script is not known before it runs
+			inner, ok := shellInner(p, k)
+			if !ok || inner != "" && viewCommand(inner).mayMatch(words, prefix, depth+1) {
+				return true // its script is not known before it runs, or matches
 			}
 		}
-		if !denyWrappers[name] {
+		if denyWrappers[name] {
+			wrapped = true
+		}
+		if !wrapped {
 			return false
 		}
 	}
@@ -338,7 +339,7 @@ func partMayMatch(p cmdPart, words []string, prefix bool, depth int) bool {
 // shellInner returns the command line a shell's -c (or eval) runs, from
 // the part's words starting at k; ok is false when it is not static. A
 // shell without -c (it runs a script file or reads stdin) has no line:
-// "" and ok.
+// "" and ok (a script, like any program, is not judged by its content).
 func shellInner(p cmdPart, k int) (string, bool) {
 	rest, dyn := p.words[k+1:], p.dynamic[k+1:]
 	if path.Base(p.words[k]) == "eval" {
