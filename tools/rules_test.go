@@ -61,7 +61,10 @@ func TestRuleMatching(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := func(c string) string { b, _ := json.Marshal(map[string]string{"command": c}); return string(b) }
-	path := func(p string) string { b, _ := json.Marshal(map[string]string{"path": p, "content": "z"}); return string(b) }
+	path := func(p string) string {
+		b, _ := json.Marshal(map[string]string{"path": p, "content": "z"})
+		return string(b)
+	}
 	rpath := func(p string) string { b, _ := json.Marshal(map[string]string{"path": p}); return string(b) }
 	cases := []ruleCase{
 		// Prefix by words.
