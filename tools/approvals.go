@@ -160,6 +160,9 @@ type Approver struct {
 	// but yolo, allow rules run a call without asking in the ask and
 	// auto-edit modes, but never a write of a protected path.
 	Rules Rules
+	// Root is the project root the path globs of rules are relative to
+	// (the git root above Cwd); empty means Cwd.
+	Root string
 	// SaveRule, when set, adds an allow rule to the project's config
 	// (Remember with save).
 	SaveRule func(rule string) error

@@ -205,7 +205,10 @@ func (a *Approver) ruleCallFor(toolName, args string) *ruleCall {
 		return nil
 	}
 	c := &ruleCall{tool: toolName}
-	c.root = a.Cwd
+	c.root = a.Root
+	if c.root == "" {
+		c.root = a.Cwd
+	}
 	if c.root == "" {
 		c.root, _ = os.Getwd()
 	}
@@ -256,8 +259,12 @@ func (a *Approver) ruleCallFor(toolName, args string) *ruleCall {
 		return c
 	}
 	c.pathsKnown = len(given) > 0
+	cwd := a.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	for _, p := range given {
-		abs, err := ResolvePath(c.root, p)
+		abs, err := ResolvePath(cwd, p) // as the tool resolves it
 		if err != nil {
 			c.pathsKnown = false
 			continue
