@@ -10,7 +10,6 @@ import (
 
 	"talaria/loop"
 	"talaria/loop/config"
-	"talaria/loop/ext"
 	"talaria/providers"
 	"talaria/tools"
 	"talaria/tools/mcp"
@@ -91,14 +90,17 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 }
 
 // setRules gives the approver the permission rules of cfg, its project
-// root for path globs, and where "don't ask again" rules are saved (the
+// root for path globs (as loop/ext.ProjectRoot finds it), and where "don't ask again" rules are saved (the
 // project's .talaria/config.yaml).
 func (ts *toolset) setRules(cfg config.Config) error {
 	rules, err := cfg.Permissions.Rules()
 	if err != nil {
 		return usage("permissions: %v", err)
 	}
-	root := ext.ProjectRoot(ts.env.Cwd)
+	root := gitRoot(ts.env.Cwd) // the project: the git root above the working directory, or it
+	if root == "" {
+		root = ts.env.Cwd
+	}
 	file := config.ProjectConfigFile(root)
 	ts.approver.Rules, ts.approver.Root = rules, root
 	ts.approver.SaveRule = func(rule string) error { return config.AddAllowRule(file, rule) }
