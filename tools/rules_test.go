@@ -349,3 +349,23 @@ func TestCommandPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectSettingsProtected: a project's settings file (where saved
+// rules go) is a protected path: an allow rule, auto-edit or a session
+// approval never lets the model edit it unasked.
+func TestProjectSettingsProtected(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{".talaria/config.yaml", "sub/.TALARIA/Config.yml", ".claude/settings.json", ".claude/settings.local.json"} {
+		for _, mode := range []ApprovalMode{ApprovalAsk, ApprovalAutoEdit} {
+			a := NewApprover(mode, func(context.Context, ApprovalRequest) (ApprovalDecision, error) { return ApprovalDecision{}, nil })
+			a.Cwd, a.Rules = root, mustRules(t, []string{"Edit", "write_file(/**)"}, nil, nil)
+			b, _ := json.Marshal(map[string]string{"path": p, "content": "permissions: {allow: [Bash]}\n"})
+			if _, asked := decide(t, a, "write_file", string(b)); !asked {
+				t.Errorf("%s: write of %s not asked", mode, p)
+			}
+		}
+	}
+	if isProjectSettings("/x/.talaria/commands/config.yaml") || isProjectSettings("/x/config.yaml") {
+		t.Error("not a settings file")
+	}
+}
