@@ -722,11 +722,23 @@ func strictRedirect(r *syntax.Redirect) string {
 		}
 		return "a redirection " + r.Op.String() + " " + t.lit + " (outside the sandbox a known-safe command writes no file)"
 	case syntax.RdrIn:
-		c := path.Clean(t.lit)
-		if t.lit != "" && !strings.HasPrefix(c, "/dev/tcp/") && !strings.HasPrefix(c, "/dev/udp/") {
+		if t.lit != "" && !bashNetPath(t.lit) {
 			return ""
 		}
 		return "a redirection from " + t.lit + " (a network connection)"
 	}
 	return "a redirection " + r.Op.String() + " (outside the sandbox a known-safe command writes no file)"
+}
+
+// bashNetPath reports whether bash may take a redirection's target p for
+// a network connection (/dev/tcp/HOST/PORT, /dev/udp/…), judged loosely:
+// any path that cleans to /dev/tcp or /dev/udp or below.
+func bashNetPath(p string) bool {
+	c := path.Clean(p)
+	for _, n := range []string{"/dev/tcp", "/dev/udp"} {
+		if c == n || strings.HasPrefix(c, n+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -247,7 +247,7 @@ func plainRedirect(r *syntax.Redirect) bool {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 		return t.lit == "/dev/null"
 	case syntax.RdrIn:
-		return t.lit != "" && !strings.HasPrefix(path.Clean(t.lit), "/dev/tcp/") && !strings.HasPrefix(path.Clean(t.lit), "/dev/udp/")
+		return t.lit != "" && !bashNetPath(t.lit)
 	}
 	return false
 }

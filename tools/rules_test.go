@@ -244,7 +244,7 @@ func TestKnownSafeOutsideSandbox(t *testing.T) {
 	asks := []string{"ls > out", "ls >> out", "cat a.txt > b.txt", "echo x > new.txt", "find . -delete", "find . -exec rm {} +",
 		"touch x", "mkdir d", "echo x | tee new", "curl https://example.com", "wget x", "git ls-remote origin",
 		"git remote show origin", "go list -m all", "git push", "cat < /dev/tcp/example.com/80", "make", "rm -rf x",
-		"git -c core.pager=x log", "ls; make", "sh -c ls"}
+		"git -c core.pager=x log", "ls; make", "sh -c ls", "env tee x", "xargs touch", "timeout 5 mkdir d", "cat </dev/tcp"}
 	for _, mode := range []ApprovalMode{ApprovalAsk, ApprovalAutoEdit} {
 		for _, c := range unasked {
 			a := NewApprover(mode, func(context.Context, ApprovalRequest) (ApprovalDecision, error) { return ApprovalDecision{}, nil })
