@@ -2,11 +2,13 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -18,11 +20,11 @@ import (
 type Permissions struct {
 	// Allow lists calls that run without asking in the ask and auto-edit
 	// modes (never a write of a protected path; never in read-only).
-	Allow []string `yaml:"allow"`
+	Allow []string `yaml:"allow" json:"allow"`
 	// Ask lists calls that are always asked for (except under yolo).
-	Ask []string `yaml:"ask"`
+	Ask []string `yaml:"ask" json:"ask"`
 	// Deny lists calls that never run, in every mode, yolo included.
-	Deny []string `yaml:"deny"`
+	Deny []string `yaml:"deny" json:"deny"`
 }
 
 // Rules parses the three lists.
@@ -82,6 +84,45 @@ func ReadPermissions(file string) (Permissions, error) {
 		return Permissions{}, err
 	}
 	return doc.Permissions, nil
+}
+
+// ReadClaudePermissions reads the "permissions" of a Claude Code
+// settings.json (allow, ask, deny; its other keys such as defaultMode are
+// ignored). A rule talaria cannot read is left out, and the error names
+// each one left out (a deny rule left out is a rule that does not apply:
+// the caller must show it); the rules that parse are returned with it.
+func ReadClaudePermissions(file string) (Permissions, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return Permissions{}, nil
+	}
+	if err != nil {
+		return Permissions{}, &Error{File: file, Msg: fmt.Sprintf("cannot read: %v", err)}
+	}
+	var doc struct {
+		Permissions Permissions `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Permissions{}, &Error{File: file, Key: "permissions", Msg: oneLine(err.Error())}
+	}
+	var out Permissions
+	var skipped []string
+	keep := func(key string, in []string, dst *[]string) {
+		for i, r := range in {
+			if _, err := tools.ParseRule(r); err != nil {
+				skipped = append(skipped, fmt.Sprintf("%s[%d] %s", key, i, err))
+				continue
+			}
+			*dst = append(*dst, r)
+		}
+	}
+	keep("permissions.allow", doc.Permissions.Allow, &out.Allow)
+	keep("permissions.ask", doc.Permissions.Ask, &out.Ask)
+	keep("permissions.deny", doc.Permissions.Deny, &out.Deny)
+	if len(skipped) > 0 {
+		return out, &Error{File: file, Msg: "rules left out: " + strings.Join(skipped, "; ")}
+	}
+	return out, nil
 }
 
 // maxConfigFile bounds the config file AddAllowRule rewrites.

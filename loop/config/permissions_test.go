@@ -101,3 +101,18 @@ func TestAddAllowRuleKeepsOtherKeys(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+func TestReadClaudePermissions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(file, []byte(`{"permissions":{"allow":["Bash(npm run test:*)","Agent(Explore)"],"deny":["Read(./.env)"],"defaultMode":"default"},"hooks":{}}`), 0o644)
+	p, err := ReadClaudePermissions(file)
+	if len(p.Allow) != 1 || len(p.Deny) != 1 || p.Deny[0] != "Read(./.env)" {
+		t.Fatalf("%+v", p)
+	}
+	if err == nil || !strings.Contains(err.Error(), "permissions.allow[1]") || !strings.Contains(err.Error(), "Agent(Explore)") {
+		t.Errorf("skipped rule not named: %v", err)
+	}
+	if p, err := ReadClaudePermissions(filepath.Join(t.TempDir(), "none.json")); err != nil || len(p.Allow) != 0 {
+		t.Errorf("missing file: %+v %v", p, err)
+	}
+}
