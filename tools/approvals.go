@@ -90,6 +90,14 @@ type ApprovalRequest struct {
 	// $TALARIA_HOME: it is asked for in every mode but yolo, and never
 	// for the session (NoSessionScope is set with it).
 	Protected bool
+	// Rule is the ask rule that made the approver ask ("" when none):
+	// asked every time, never remembered (NoSessionScope is set with it).
+	Rule string
+	// Remember lists the "don't ask again" choices the dialog may offer
+	// (this command, its prefix, the whole tool), each with the allow rule
+	// it adds; empty when the call cannot be remembered. The dialog puts
+	// the chosen one in ApprovalDecision.Remember.
+	Remember []RememberOption
 }
 
 // ApprovalDecision is the user's answer to an ApprovalRequest.
@@ -104,6 +112,14 @@ type ApprovalDecision struct {
 	Scope string
 	// Reason is the user's explanation of a denial; the model reads it.
 	Reason string
+	// Remember, with Allow and a Scope of session, is the Scope of one of
+	// the request's Remember options: the approver adds its rule for the
+	// session (Approver.Remember). Empty keeps the session allow-list
+	// described under Scope.
+	Remember string
+	// Save also writes the remembered rule to the project's
+	// .talaria/config.yaml permissions.allow (Approver.SaveRule).
+	Save bool
 }
 
 // Approver decides whether a tool call may run: read-only tools always, the
@@ -135,13 +151,31 @@ type Approver struct {
 	// Sandboxed says that terminal and process commands run under an OS
 	// sandbox: those KnownSafeCommand accepts (every part parsed and on
 	// the known-safe list) then run without asking in the ask and
-	// auto-edit modes; any other command still asks.
+	// auto-edit modes; any other command still asks. Outside the sandbox
+	// the stricter KnownSafeUnsandboxed list runs without asking in those
+	// modes.
 	Sandboxed bool
+	// Rules are the configured permission rules (set before the first
+	// Check): deny rules refuse in every mode, ask rules ask in every mode
+	// but yolo, allow rules run a call without asking in the ask and
+	// auto-edit modes, but never a write of a protected path.
+	Rules Rules
+	// Root is the project root the path globs of rules are relative to
+	// (the git root above Cwd); empty means Cwd.
+	Root string
+	// SaveRule, when set, adds an allow rule to the project's config
+	// (Remember with save).
+	SaveRule func(rule string) error
+	// Notice, when set, is told what a remembered choice did or why it
+	// failed (a rule that could not be saved).
+	Notice func(string)
 
-	mu       sync.Mutex
-	mode     ApprovalMode
-	allowed  map[string]bool
-	promptMu sync.Mutex
+	mu      sync.Mutex
+	mode    ApprovalMode
+	allowed map[string]bool
+	// sessionRules are the allow rules remembered in this session.
+	sessionRules []Rule
+	promptMu     sync.Mutex
 }
 
 // NewApprover returns an Approver in mode with the given prompt (nil for
@@ -191,8 +225,9 @@ const (
 	// classClaimedReadOnly is a registry tool (MCP) that says it is
 	// read-only: allowed without asking in the auto-edit mode.
 	classClaimedReadOnly
-	// classSandboxed is a known-safe command that runs under the OS
-	// sandbox: allowed without asking.
+	// classSandboxed is a known-safe command (KnownSafeCommand under the
+	// OS sandbox, KnownSafeUnsandboxed outside it): allowed without asking
+	// in the ask and auto-edit modes.
 	classSandboxed
 	// classInvalid is a call whose arguments the tool would refuse.
 	classInvalid
@@ -205,33 +240,57 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	v := a.classify(toolName, args)
 	req, class, key := v.req, v.class, v.key
 	mode := a.Mode()
-	switch {
-	case class == classInvalid:
+	if class == classInvalid {
 		// The tool would refuse the same arguments with the same words
 		// before touching anything.
 		return false, v.invalid
-	case class == classReadOnly:
+	}
+	rc := a.ruleCallFor(toolName, args)
+	if rc != nil {
+		if r, ok := matchRule(a.Rules.Deny, rc, sideDeny); ok {
+			return false, Errorf("%s was not run: the permission rule %s (permissions.deny) forbids it (%s), in every approvals mode. "+
+				"Do not retry it; continue another way, or ask the user to change the rule.", toolName, r.Text, req.Summary)
+		}
+	}
+	if class == classReadOnly || mode == ApprovalYolo {
 		return true, Result{}
-	case mode == ApprovalYolo:
-		return true, Result{}
-	case mode == ApprovalReadOnly && class != classClaimedReadOnly:
+	}
+	if mode == ApprovalReadOnly && class != classClaimedReadOnly {
 		return false, Errorf("%s was not run: the session is read-only (approvals: read-only, a plan mode): file edits, commands and tools that change things are refused (%s). "+
 			"Continue with read-only tools and describe the changes you would make; the user can switch modes with Shift+Tab or /approvals.", toolName, req.Summary)
-	case req.Protected:
-		// Asked for below, whatever the mode.
-	case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
-		return true, Result{}
-	case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
-		return true, Result{}
-	case class == classSandboxed:
-		return true, Result{}
 	}
-	if !req.NoSessionScope && a.isAllowed(key) {
-		return true, Result{}
+	var askRule Rule
+	if rc != nil {
+		if r, ok := matchRule(a.Rules.Ask, rc, sideDeny); ok {
+			askRule = r
+			req.Rule, req.NoSessionScope = r.Text, true
+			req.Summary += " [ask rule: " + r.Text + "]"
+		}
 	}
-	if a.Prompt == nil {
-		how := "rerun with --yolo or set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory)"
+	if askRule.Text == "" && !req.Protected {
 		switch {
+		case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
+			return true, Result{}
+		case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
+			return true, Result{}
+		case class == classSandboxed:
+			return true, Result{}
+		}
+		if rc != nil {
+			if _, ok := a.allowRule(rc); ok {
+				return true, Result{}
+			}
+		}
+		if !req.NoSessionScope && a.isAllowed(key) {
+			return true, Result{}
+		}
+	}
+	req.Remember = rememberOptions(verdict{req: req}, v.cmd)
+	if a.Prompt == nil {
+		how := "rerun with --yolo, set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory), or add an allow rule to `permissions.allow` in config.yaml (e.g. " + exampleRule(req) + ")"
+		switch {
+		case askRule.Text != "":
+			how = "rerun with --yolo, or remove the ask rule " + askRule.Text + " from permissions.ask"
 		case req.Protected:
 			how = "rerun with --yolo if you trust this edit of a protected path (.git or $TALARIA_HOME), or make the change yourself"
 		case class == classEdit:
@@ -246,8 +305,13 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	defer a.promptMu.Unlock()
 	// Another call may have been allowed for the session while this one
 	// waited for its turn.
-	if !req.NoSessionScope && a.isAllowed(key) {
+	if askRule.Text == "" && !req.Protected && !req.NoSessionScope && a.isAllowed(key) {
 		return true, Result{}
+	}
+	if askRule.Text == "" && !req.Protected && rc != nil {
+		if _, ok := a.allowRule(rc); ok {
+			return true, Result{}
+		}
 	}
 	if ctx.Err() != nil {
 		return false, Errorf("%s was not run: the turn was cancelled while it waited for approval", toolName)
@@ -271,9 +335,14 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		return false, Result{Output: msg, IsError: true}
 	}
 	if d.Scope == ScopeSession && !req.NoSessionScope {
-		a.mu.Lock()
-		a.allowed[key] = true
-		a.mu.Unlock()
+		if d.Remember == "" {
+			a.mu.Lock()
+			a.allowed[key] = true
+			a.mu.Unlock()
+		} else {
+			rule, err := a.Remember(req, d.Remember, d.Save)
+			a.notice(rule, d.Save, err)
+		}
 	}
 	return true, Result{}
 }
@@ -283,4 +352,31 @@ func (a *Approver) isAllowed(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.allowed[key]
+}
+
+// notice tells Notice what remembering a choice did.
+func (a *Approver) notice(rule string, saved bool, err error) {
+	if a.Notice == nil {
+		return
+	}
+	switch {
+	case err != nil:
+		a.Notice("approvals: " + err.Error())
+	case rule != "" && saved:
+		a.Notice("approvals: saved the allow rule " + rule + " to the project's config")
+	case rule != "":
+		a.Notice("approvals: allowed " + rule + " for this session")
+	}
+}
+
+// exampleRule is an allow rule that would cover req, for a headless
+// denial's hint.
+func exampleRule(req ApprovalRequest) string {
+	if req.Tool == "terminal" {
+		return "Bash(git status:*)"
+	}
+	if validRuleToolName(req.Tool) {
+		return req.Tool
+	}
+	return "TOOL"
 }

@@ -15,6 +15,8 @@ type verdict struct {
 	class   approvalClass
 	key     string
 	invalid Result
+	// cmd is terminal's command.
+	cmd string
 }
 
 // ChangesNoFiles reports the built-in tools that change no files, whatever
@@ -115,9 +117,10 @@ func (a *Approver) classify(toolName, args string) verdict {
 // the directory dir ("" when unknown). A destructive command (a write
 // that creates a file in dir is not one), or one that does not parse, is
 // never allowed for the session, so the allow-list
-// holds only exact, parsed, non-empty commands. In the sandbox, a command
-// KnownSafeCommand accepts is classSandboxed (it runs without asking);
-// any other asks, with the reason in the summary.
+// holds only exact, parsed, non-empty commands. A known-safe command
+// (KnownSafeCommand in the sandbox, the stricter KnownSafeUnsandboxed
+// outside it) is classSandboxed: it runs without asking in the ask and
+// auto-edit modes; in the sandbox any other says why in the summary.
 func (a *Approver) commandVerdict(v verdict, cmd, dir string, background bool) verdict {
 	v.req.Summary = "Run: " + clip(cmd, 300)
 	if background {
@@ -130,14 +133,16 @@ func (a *Approver) commandVerdict(v verdict, cmd, dir string, background bool) v
 	if _, err := parseShell(cmd); err != nil {
 		v.req.NoSessionScope = true
 	}
+	judge := KnownSafeUnsandboxed
 	if a.Sandboxed {
-		if safe, why := KnownSafeCommand(cmd, dir); safe && !v.req.Destructive {
-			v.class = classSandboxed
-		} else if !v.req.Destructive {
-			v.req.Summary += " [not known safe: " + clip(why, 200) + "]"
-		}
+		judge = KnownSafeCommand
 	}
-	v.key = "terminal: " + cmd
+	if safe, why := judge(cmd, dir); safe && !v.req.Destructive {
+		v.class = classSandboxed
+	} else if !v.req.Destructive && a.Sandboxed {
+		v.req.Summary += " [not known safe: " + clip(why, 200) + "]"
+	}
+	v.key, v.cmd = "terminal: "+cmd, cmd
 	return v
 }
 

@@ -88,15 +88,19 @@ func FuzzApprovalAgreesWithTool(f *testing.F) {
 				switch {
 				case lenient.kill:
 					t.Fatalf("%s: process kill allowed unasked: %s", mode, args)
-				case tool == "terminal" && !(sandboxed && mode != ApprovalReadOnly):
+				case tool == "terminal" && mode == ApprovalReadOnly:
 					t.Fatalf("%s sandboxed=%v: command allowed unasked: %s", mode, sandboxed, args)
 				case tool == "terminal":
 					dir := a.commandDir(lenient.workdir)
 					if d, _ := destructiveIn(lenient.command, dir); d {
-						t.Fatalf("destructive command allowed unasked in the sandbox: %s", args)
+						t.Fatalf("destructive command allowed unasked (sandboxed=%v): %s", sandboxed, args)
 					}
-					if ok, why := KnownSafeCommand(lenient.command, dir); !ok {
-						t.Fatalf("a command not known safe (%s) allowed unasked in the sandbox: %s", why, args)
+					judge := KnownSafeUnsandboxed
+					if sandboxed {
+						judge = KnownSafeCommand
+					}
+					if ok, why := judge(lenient.command, dir); !ok {
+						t.Fatalf("a command not known safe (%s) allowed unasked (sandboxed=%v): %s", why, sandboxed, args)
 					}
 				case tool == "write_file" || tool == "patch":
 					if mode != ApprovalAutoEdit {

@@ -183,14 +183,14 @@ func TestApprovalPromptErrorsAndSerialization(t *testing.T) {
 	a := NewApprover(ApprovalAsk, func(context.Context, ApprovalRequest) (ApprovalDecision, error) {
 		return ApprovalDecision{}, errors.New("tty gone")
 	})
-	ok, denial := a.Check(context.Background(), "terminal", `{"command":"ls"}`)
+	ok, denial := a.Check(context.Background(), "terminal", `{"command":"make"}`)
 	if ok {
 		t.Fatal("allowed on prompt error")
 	}
 	mustErr(t, denial, "tty gone")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ok, denial = a.Check(ctx, "terminal", `{"command":"ls"}`)
+	ok, denial = a.Check(ctx, "terminal", `{"command":"make"}`)
 	if ok {
 		t.Fatal("allowed when cancelled")
 	}

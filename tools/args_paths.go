@@ -59,8 +59,9 @@ func (a processArgs) action() string {
 
 // protectedWhy says why a write of the clean absolute path abs is
 // protected, or "": it lies under a directory named .git (any depth, so
-// any repository in the tree, and the .git file of a worktree) or under
-// a.Home ($TALARIA_HOME), judged on the path as given and once the
+// any repository in the tree, and the .git file of a worktree), is a
+// project's settings file (isProjectSettings) or lies under a.Home
+// ($TALARIA_HOME), judged on the path as given and once the
 // symlinks of its longest existing prefix are resolved.
 func (a *Approver) protectedWhy(abs string) string {
 	return protectedIn(homeForms(a.Home), abs, resolveExistingPrefix(abs))
@@ -88,6 +89,9 @@ func protectedIn(homes []string, forms ...string) string {
 		if hasGitComponent(p) {
 			return ".git"
 		}
+		if isProjectSettings(p) {
+			return "a project's settings (its permission rules and hooks)"
+		}
 	}
 	for _, h := range homes {
 		for _, p := range forms {
@@ -97,6 +101,23 @@ func protectedIn(homes []string, forms ...string) string {
 		}
 	}
 	return ""
+}
+
+// isProjectSettings reports whether p is a project's settings file, which
+// holds permission rules and hooks: .talaria/config.yaml (or .yml) or
+// .claude/settings.json / settings.local.json, in any case. A model that
+// could edit it unasked could allow itself anything in the next session.
+func isProjectSettings(p string) bool {
+	dir, file := filepath.Split(filepath.Clean(p))
+	parent := strings.ToLower(filepath.Base(dir))
+	file = strings.ToLower(file)
+	switch parent {
+	case ".talaria":
+		return file == "config.yaml" || file == "config.yml"
+	case ".claude":
+		return file == "settings.json" || file == "settings.local.json"
+	}
+	return false
 }
 
 // hasGitComponent reports whether a component of the path p is ".git"

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -215,6 +216,9 @@ func gitArgs(j *safeJudge, args []string) string {
 	if !ok {
 		return "git " + args[i] + " is not on the known-safe list"
 	}
+	if j.strict && (args[i] == "ls-remote" || args[i] == "remote" && slices.Contains(args[i+1:], "show")) {
+		return "git " + args[i] + " contacts a remote (not known safe outside the sandbox)"
+	}
 	return rule.judge(j, "git "+args[i], args[i+1:])
 }
 
@@ -228,6 +232,9 @@ func goArgs(j *safeJudge, args []string) string {
 		return ""
 	}
 	rule, ok := goSafe[args[i]]
+	if ok && j.strict && (args[i] == "list" || args[i] == "vet") {
+		return "go " + args[i] + " may download modules (not known safe outside the sandbox)"
+	}
 	if !ok {
 		return "go " + args[i] + " is not on the known-safe list (it builds or runs the project's code)"
 	}

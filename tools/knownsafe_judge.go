@@ -30,6 +30,28 @@ import (
 // changes no file that exists. A line the parser cannot read is not
 // known safe.
 func KnownSafeCommand(cmd, dir string) (bool, string) {
+	return knownSafe(cmd, dir, false)
+}
+
+// KnownSafeUnsandboxed is KnownSafeCommand for a command that runs
+// outside any sandbox, as the known-safe list of the ask mode uses it: on
+// top of KnownSafeCommand's checks, no redirection may write anything
+// (only n>&m, n>&-, writes to /dev/null, /dev/stdout or /dev/stderr,
+// here-documents and reads of a file that is not bash's /dev/tcp or
+// /dev/udp), programs that create files (touch, mkdir, tee) are not on
+// the list, and neither are those that may reach the network (git
+// ls-remote, git remote show, go list and go vet, which may download
+// modules).
+func KnownSafeUnsandboxed(cmd, dir string) (bool, string) {
+	return knownSafe(cmd, dir, true)
+}
+
+// strictOut lists the programs KnownSafeUnsandboxed leaves out, with why.
+var strictOut = map[string]string{
+	"touch": "it creates files", "mkdir": "it creates directories", "tee": "it writes files",
+}
+
+func knownSafe(cmd, dir string, strict bool) (bool, string) {
 	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "+") {
 		return false, "bash -c would take the command for its own options"
 	}
@@ -40,7 +62,7 @@ func KnownSafeCommand(cmd, dir string) (bool, string) {
 	if len(f.Stmts) == 0 {
 		return false, "the command is empty"
 	}
-	j := &safeJudge{src: cmd, dir: dir, moved: changesDir(f)}
+	j := &safeJudge{src: cmd, dir: dir, moved: changesDir(f), strict: strict}
 	if why := j.stmts(f.Stmts); why != "" {
 		return false, why
 	}
@@ -56,6 +78,8 @@ type safeJudge struct {
 	// moved: the line changes directory somewhere (cd, pushd, popd), so
 	// a relative path cannot be placed.
 	moved bool
+	// strict: the command runs outside the sandbox (KnownSafeUnsandboxed).
+	strict bool
 }
 
 // changesDir reports whether any command of f is cd, pushd or popd (also
@@ -429,6 +453,9 @@ func (j *safeJudge) redirect(r *syntax.Redirect) string {
 	if why := j.word(r.Hdoc); why != "" {
 		return why
 	}
+	if j.strict {
+		return strictRedirect(r)
+	}
 	switch r.Op {
 	case syntax.RdrIn, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 		return ""
@@ -511,6 +538,9 @@ func (j *safeJudge) program(words []*syntax.Word, extra bool) string {
 			}
 		}
 		return ""
+	}
+	if why, out := strictOut[name]; out && j.strict {
+		return name + " is not on the known-safe list outside the sandbox: " + why
 	}
 	rule, ok := knownSafePrograms[name]
 	if !ok {
@@ -664,4 +694,51 @@ func wrapperOption(spec []string, a string) (takesNext, ok bool) {
 		return false, slices.Contains(spec, "-n=") // nice -5
 	}
 	return false, false
+}
+
+// strictRedirect judges a redirection outside the sandbox: it may write
+// nothing and reach no network (see KnownSafeUnsandboxed).
+func strictRedirect(r *syntax.Redirect) string {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return "" // its words were judged
+	}
+	if r.Word == nil {
+		return "a redirection the classifier does not know"
+	}
+	t := readWord(r.Word)
+	if !t.static {
+		return "a redirection " + r.Op.String() + " to a file not known before it runs"
+	}
+	switch r.Op {
+	case syntax.DplOut, syntax.DplIn:
+		if t.lit == "-" || t.lit != "" && strings.Trim(t.lit, "0123456789") == "" {
+			return ""
+		}
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob:
+		switch t.lit {
+		case "/dev/null", "/dev/stdout", "/dev/stderr":
+			return ""
+		}
+		return "a redirection " + r.Op.String() + " " + t.lit + " (outside the sandbox a known-safe command writes no file)"
+	case syntax.RdrIn:
+		if t.lit != "" && !bashNetPath(t.lit) {
+			return ""
+		}
+		return "a redirection from " + t.lit + " (a network connection)"
+	}
+	return "a redirection " + r.Op.String() + " (outside the sandbox a known-safe command writes no file)"
+}
+
+// bashNetPath reports whether bash may take a redirection's target p for
+// a network connection (/dev/tcp/HOST/PORT, /dev/udp/…), judged loosely:
+// any path that cleans to /dev/tcp or /dev/udp or below.
+func bashNetPath(p string) bool {
+	c := path.Clean(p)
+	for _, n := range []string{"/dev/tcp", "/dev/udp"} {
+		if c == n || strings.HasPrefix(c, n+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -81,6 +81,9 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	ts.approver = tools.NewApprover(mode, ui.Approve)
 	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
 	ts.approver.Sandboxed = env.Commands.Sandbox != nil
+	if err := ts.setRules(cfg); err != nil {
+		return nil, err
+	}
 	if ui.Approve != nil {
 		ts.env.Escalate = ts.approver.Escalate
 	}
@@ -88,6 +91,25 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 		ts.connectMCP(ctx, cfg.MCPServers)
 	}
 	return ts, nil
+}
+
+// setRules gives the approver the permission rules of cfg, its project
+// root for path globs (as loop/ext.ProjectRoot finds it), and where "don't ask again" rules are saved (the
+// project's .talaria/config.yaml).
+func (ts *toolset) setRules(cfg config.Config) error {
+	rules, err := cfg.Permissions.Rules()
+	if err != nil {
+		return usage("permissions: %v", err)
+	}
+	root := gitRoot(ts.env.Cwd) // the project: the git root above the working directory, or it
+	if root == "" {
+		root = ts.env.Cwd
+	}
+	file := config.ProjectConfigFile(root)
+	ts.approver.Rules, ts.approver.Root = rules, root
+	ts.approver.SaveRule = func(rule string) error { return config.AddAllowRule(file, rule) }
+	ts.approver.Notice = ts.log
+	return nil
 }
 
 func (ts *toolset) connectMCP(ctx context.Context, servers map[string]config.MCPServer) {

@@ -67,6 +67,9 @@ func Validate(cfg *Config, file string) error {
 	if err := validateExtensions(cfg, bad); err != nil {
 		return err
 	}
+	if err := validatePermissions(cfg.Permissions, bad); err != nil {
+		return err
+	}
 	if err := validateThresholds(cfg.ToolLoopGuardrails, bad); err != nil {
 		return err
 	}
