@@ -205,11 +205,15 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	v := a.classify(toolName, args)
 	req, class, key := v.req, v.class, v.key
 	mode := a.Mode()
+	hook := HookPermissionFrom(ctx) // a PreToolUse hook's decision (tools/hooks.go)
 	switch {
 	case class == classInvalid:
 		// The tool would refuse the same arguments with the same words
 		// before touching anything.
 		return false, v.invalid
+	// Deny rules go here, before both hook cases: a hook never lifts one.
+	case hook == HookAsk && mode != ApprovalReadOnly:
+		return a.hookAsk(ctx, toolName, req)
 	case class == classReadOnly:
 		return true, Result{}
 	case mode == ApprovalYolo:
@@ -219,6 +223,10 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 			"Continue with read-only tools and describe the changes you would make; the user can switch modes with Shift+Tab or /approvals.", toolName, req.Summary)
 	case req.Protected:
 		// Asked for below, whatever the mode.
+	case hook == HookAllow:
+		// A PreToolUse hook allowed it: no dialog (never for a protected
+		// path, above; the sandbox still applies when it runs).
+		return true, Result{}
 	case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
 		return true, Result{}
 	case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
