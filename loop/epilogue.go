@@ -216,6 +216,8 @@ func (t *turn) explain() string {
 		return guardrailHaltExplanation(t.final)
 	case ExitUnknown:
 		return unknownExitExplanation
+	case ExitPromptBlocked:
+		return "A UserPromptSubmit hook dropped the prompt: " + t.blocked
 	}
 	return "The turn ended without a recognised exit path."
 }
