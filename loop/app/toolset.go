@@ -270,6 +270,7 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 			opts.SystemPrompt = subagentPrompt(p)
 		}
 		opts.TurnSystemPrompt = nil
+		opts.Hooks = parent.Hooks.ForChild()
 		input := task.Goal
 		if task.Context != "" {
 			input += "\n\nContext from the parent agent:\n" + task.Context
