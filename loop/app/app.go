@@ -49,6 +49,9 @@ type Flags struct {
 	Record string
 	// Version is talaria's version (recordings, telemetry).
 	Version string
+	// Trust applies the project's own settings (its hooks) for this run
+	// without recording the folder in trusted_projects (--trust).
+	Trust bool
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -80,6 +83,7 @@ type Session struct {
 	mask    *providers.Masker
 	masking *loop.Masking
 	trace   *traceState
+	hooks   *sessionHooks // nil without hooks
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -88,6 +92,7 @@ type Session struct {
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
 	defer s.dropLease()
+	s.hooks.close("other")
 	if s.tools != nil {
 		s.tools.close()
 	}
@@ -193,11 +198,12 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
-		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, s.log)
+		Processes: newProcesses(home, f.Watchdog)}, withNotification(f.UI, func() *sessionHooks { return s.hooks }), s.loadTodos(), f.Headless, s.log)
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
+	s.openHooks(cfg, f, ts)
 	if countTurns(history) == 0 { // a new session, or one that never ran a turn
 		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}
@@ -226,6 +232,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Compression:          cfg.Compression.Enabled,
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
+		Hooks:                s.hooks.loopHooks(),
 		BeforeTurn:           ts.beforeTurn,
 		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
@@ -247,6 +254,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	events.declare(s.masking, tr.timeline, tr.recorded, sink)
 	s.Agent = loop.New(opts)
+	s.startHooks(ctx)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	s.Backend.ContextLength, s.Notice = s.Agent.RuntimeAtStart(ctx, s.Backend.ContextLength, s.Notice)
 	return s, nil
