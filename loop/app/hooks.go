@@ -248,10 +248,11 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 
 // preTool is PreToolUse: only for a known tool whose arguments decode.
 func (h *sessionHooks) preTool(ctx context.Context, c tools.BatchCall) tools.HookVerdict {
-	if _, ok := h.registry.Get(c.Name); !ok || (h.approver != nil && h.approver.Invalid(c.Name, c.Arguments) != nil) {
+	in, ok := hookToolInput(c.Arguments)
+	if _, known := h.registry.Get(c.Name); !ok || !known || (h.approver != nil && h.approver.Invalid(c.Name, c.Arguments) != nil) {
 		return tools.HookVerdict{} // the call fails with its own error
 	}
-	res := h.run(ctx, ext.PreToolUse, ext.Input{ToolName: c.Name, ToolInput: toolInput(c.Arguments), ToolUseID: c.ID}, c.ID)
+	res := h.run(ctx, ext.PreToolUse, ext.Input{ToolName: c.Name, ToolInput: in, ToolUseID: c.ID}, c.ID)
 	d := res.Decision
 	v := tools.HookVerdict{PermissionReason: d.PermissionReason}
 	switch {
@@ -269,25 +270,32 @@ func (h *sessionHooks) preTool(ctx context.Context, c tools.BatchCall) tools.Hoo
 	return v
 }
 
-// toolInput is the call's arguments as a JSON object ({} when empty).
-func toolInput(args string) json.RawMessage {
+// hookToolInput is the call's arguments as the JSON object a hook reads
+// as tool_input ({} when empty); false when they are not one (the tool
+// refuses them, so no hook runs: a hook never gets a stdin without them).
+func hookToolInput(args string) (json.RawMessage, bool) {
 	if strings.TrimSpace(args) == "" {
-		return json.RawMessage("{}")
+		return json.RawMessage("{}"), true
 	}
-	return json.RawMessage(args)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
+		return nil, false
+	}
+	return json.RawMessage(args), true
 }
 
 // postTool is PostToolUse: tool_response is {"output", "is_error"}; the
 // hooks' additionalContext and a block's reason go back to the model.
 func (h *sessionHooks) postTool(ctx context.Context, c tools.BatchCall, r tools.Result) string {
-	if _, ok := h.registry.Get(c.Name); !ok {
+	in, ok := hookToolInput(c.Arguments)
+	if _, known := h.registry.Get(c.Name); !ok || !known {
 		return ""
 	}
 	resp, _ := json.Marshal(struct {
 		Output  string `json:"output"`
 		IsError bool   `json:"is_error"`
 	}{r.Output, r.IsError})
-	res := h.run(ctx, ext.PostToolUse, ext.Input{ToolName: c.Name, ToolInput: toolInput(c.Arguments), ToolUseID: c.ID, ToolResponse: resp}, c.ID)
+	res := h.run(ctx, ext.PostToolUse, ext.Input{ToolName: c.Name, ToolInput: in, ToolUseID: c.ID, ToolResponse: resp}, c.ID)
 	d := res.Decision
 	var parts []string
 	if d.Block {
