@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"talaria/loop"
 	"talaria/loop/compress"
 	"talaria/loop/config"
+	"talaria/loop/ext"
 	"talaria/persist"
 	"talaria/providers"
 	"talaria/providers/anthropic"
@@ -83,7 +85,12 @@ type Session struct {
 	mask    *providers.Masker
 	masking *loop.Masking
 	trace   *traceState
-	hooks   *sessionHooks // nil without hooks
+	hooks   *sessionHooks
+	// The project's hooks not run for lack of trust (hooks.go).
+	trustMu     sync.Mutex
+	untrusted   []ext.Hook
+	projectRoot string
+	userConfig  string
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string

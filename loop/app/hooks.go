@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"talaria/loop"
@@ -34,7 +35,9 @@ const (
 // project's) for the engine: it fills loop.Hooks, writes the transcript
 // each run reads, and reports every run as hook.completed.
 type sessionHooks struct {
-	runner    *ext.Runner
+	// live is the runner in use; TrustProject swaps in one with the
+	// project's hooks added.
+	live      atomic.Pointer[ext.Runner]
 	cwd       string // the session's working directory (stdin's cwd)
 	sessionID string
 	home      string
@@ -54,11 +57,14 @@ type sessionHooks struct {
 	pending []string // SessionStart context for the next prompt
 }
 
-// hookPlan is what openHooks found: the hooks that apply and a notice
-// for the user ("" when there is nothing to say).
+// hookPlan is what openHooks found: the hooks that apply, those of an
+// untrusted project (listed, not run) and a notice for the user ("" when
+// there is nothing to say).
 type hookPlan struct {
-	hooks  []ext.Hook
-	notice string
+	hooks     []ext.Hook
+	untrusted []ext.Hook
+	root      string
+	notice    string
 }
 
 // planHooks compiles the user's hooks (config.yaml's hooks:) and the
@@ -75,6 +81,7 @@ func planHooks(cfg config.Config, userConfig, cwd string, trust bool) hookPlan {
 	}
 	p.hooks = user
 	root := ext.ProjectRoot(cwd)
+	p.root = root
 	proj, ns := ext.ProjectHooks(root, cfg.Extensions.ReadClaudeDirs())
 	for _, n := range ns {
 		notes = append(notes, "hooks: "+n.String())
@@ -86,6 +93,7 @@ func planHooks(cfg config.Config, userConfig, cwd string, trust bool) hookPlan {
 		if trust || ext.Trusted(root, cfg.TrustedProjects) {
 			p.hooks = append(p.hooks, proj...)
 		} else {
+			p.untrusted = proj
 			files := map[string]bool{}
 			var list []string
 			for _, h := range proj {
@@ -123,20 +131,33 @@ func dropSameFile(hooks []ext.Hook, file string) []ext.Hook {
 // newSessionHooks returns the runner for the hooks of a session in dir:
 // they run in the project's root (dir's git root, or dir: where the
 // project's settings were read; TALARIA_PROJECT_DIR) with env (the
-// scrubbed environment commands get). Nil when there are none.
+// scrubbed environment commands get). With no hooks it costs a length
+// check per event.
 func newSessionHooks(hooks []ext.Hook, dir string, env []string, s *Session, ts *toolset) *sessionHooks {
-	if len(hooks) == 0 {
-		return nil
-	}
 	h := &sessionHooks{
-		runner:    &ext.Runner{Hooks: hooks, Dir: ext.ProjectRoot(dir), Env: env},
 		cwd:       dir,
 		sessionID: s.Record.ID, home: s.Home, store: s.Store,
 		approver: ts.approver, registry: ts.registry,
 		emit: func(loop.Event) {},
 	}
+	h.live.Store(&ext.Runner{Hooks: hooks, Dir: ext.ProjectRoot(dir), Env: env})
 	h.base, h.cancel = context.WithCancel(context.Background())
 	return h
+}
+
+// runner is the runner in use.
+func (h *sessionHooks) runner() *ext.Runner { return h.live.Load() }
+
+// none reports a session without any hook: the engine's hooks return at
+// once.
+func (h *sessionHooks) none() bool { return len(h.runner().Hooks) == 0 }
+
+// add makes more hooks apply from the next event on.
+func (h *sessionHooks) add(more []ext.Hook) {
+	old := h.runner()
+	next := *old
+	next.Hooks = append(append([]ext.Hook(nil), old.Hooks...), more...)
+	h.live.Store(&next)
 }
 
 // loopHooks is the engine's view of the hooks; the zero value without any.
@@ -151,7 +172,8 @@ func (h *sessionHooks) loopHooks() loop.Hooks {
 // run runs event's matching hooks with in, the transcript written for
 // them, and reports each as hook.completed (toolID: the call it ran for).
 func (h *sessionHooks) run(ctx context.Context, event string, in ext.Input, toolID string) ext.Result {
-	if len(h.runner.Matching(event, &in)) == 0 {
+	r := h.runner()
+	if len(r.Matching(event, &in)) == 0 {
 		return ext.Result{Event: event}
 	}
 	in.SessionID, in.Cwd = h.sessionID, h.cwd
@@ -161,7 +183,7 @@ func (h *sessionHooks) run(ctx context.Context, event string, in ext.Input, tool
 	path, cleanup := h.transcript()
 	defer cleanup()
 	in.TranscriptPath = path
-	res := h.runner.Run(ctx, event, in)
+	res := r.Run(ctx, event, in)
 	for i := range res.Outcomes {
 		h.report(event, &res.Outcomes[i], toolID, in.ToolName)
 	}
@@ -248,6 +270,9 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 
 // preTool is PreToolUse: only for a known tool whose arguments decode.
 func (h *sessionHooks) preTool(ctx context.Context, c tools.BatchCall) tools.HookVerdict {
+	if h.none() {
+		return tools.HookVerdict{}
+	}
 	in, ok := hookToolInput(c.Arguments)
 	if _, known := h.registry.Get(c.Name); !ok || !known || (h.approver != nil && h.approver.Invalid(c.Name, c.Arguments) != nil) {
 		return tools.HookVerdict{} // the call fails with its own error
@@ -287,6 +312,9 @@ func hookToolInput(args string) (json.RawMessage, bool) {
 // postTool is PostToolUse: tool_response is {"output", "is_error"}; the
 // hooks' additionalContext and a block's reason go back to the model.
 func (h *sessionHooks) postTool(ctx context.Context, c tools.BatchCall, r tools.Result) string {
+	if h.none() {
+		return ""
+	}
 	in, ok := hookToolInput(c.Arguments)
 	if _, known := h.registry.Get(c.Name); !ok || !known {
 		return ""
@@ -370,7 +398,7 @@ func (h *sessionHooks) sessionStart(ctx context.Context, source string) string {
 // notify runs the Notification hooks in the background (an approval is
 // waiting); Close waits for them.
 func (h *sessionHooks) notify(message, kind string) {
-	if h == nil || len(h.runner.Matching(ext.Notification, &ext.Input{NotificationType: kind})) == 0 {
+	if h == nil || len(h.runner().Matching(ext.Notification, &ext.Input{NotificationType: kind})) == 0 {
 		return
 	}
 	h.wg.Go(func() {
@@ -416,6 +444,7 @@ func (s *Session) openHooks(cfg config.Config, f Flags, ts *toolset) {
 	}
 	plan := planHooks(cfg, userConfig, s.Cwd, f.Trust)
 	s.addNotice(plan.notice)
+	s.untrusted, s.projectRoot, s.userConfig = plan.untrusted, plan.root, userConfig
 	env := ts.env.Commands.Environ
 	if env == nil {
 		env = tools.FilterEnviron(os.Environ(), cfg.KeyEnvNames(), cfg.Terminal.EnvPassthrough)
@@ -441,4 +470,39 @@ func (s *Session) addNotice(n string) {
 	if n = strings.TrimSpace(n); n != "" {
 		s.Notice = strings.TrimPrefix(s.Notice+"; "+n, "; ")
 	}
+}
+
+// UntrustedHooks lists the hooks of this session's project that do not
+// run because the folder is not trusted (empty when none, or once
+// trusted): what the TUI's trust dialog names before the user accepts.
+func (s *Session) UntrustedHooks() []ext.HookSummary {
+	s.trustMu.Lock()
+	defer s.trustMu.Unlock()
+	out := make([]ext.HookSummary, 0, len(s.untrusted))
+	for _, h := range s.untrusted {
+		out = append(out, ext.HookSummary{Hook: h})
+	}
+	return out
+}
+
+// ProjectRoot is the folder whose settings trust covers (the git root
+// above the working directory, or the working directory).
+func (s *Session) ProjectRoot() string { return s.projectRoot }
+
+// TrustProject is the user accepting the trust dialog: the project's
+// folder is recorded in the user's trusted_projects (TrustProject) and
+// its hooks apply from the next event of this session on. It returns the
+// folder recorded.
+func (s *Session) TrustProject() (string, error) {
+	s.trustMu.Lock()
+	defer s.trustMu.Unlock()
+	root, err := TrustProject(s.userConfig, s.Cwd)
+	if err != nil {
+		return "", err
+	}
+	if s.hooks != nil && len(s.untrusted) > 0 {
+		s.hooks.add(s.untrusted)
+	}
+	s.untrusted = nil
+	return root, nil
 }

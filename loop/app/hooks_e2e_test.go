@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"talaria/loop/app"
 	pt "talaria/providers/providertest"
+	"talaria/tools"
 )
 
 // hookScript writes an executable bash script into dir and returns its
@@ -381,5 +383,107 @@ func TestTrustProjectPreservesConfig(t *testing.T) {
 	}
 	if _, err := app.TrustProject(path, proj); err == nil {
 		t.Fatal("a trusted_projects that is not a list was overwritten")
+	}
+}
+
+// SessionStart's plain stdout reaches the model with the first prompt;
+// SessionEnd runs at close with the reason; a delegate_task child's end
+// runs SubagentStop (exit 2 once: the child goes on), not Stop.
+func TestHookSessionAndSubagentEvents(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	log := filepath.Join(home, "events.log")
+	start := hookScript(t, home, "start.sh", `input=$(cat)
+case "$input" in *'"source":"startup"'*) echo "startup: remember the zebra rule";; *) echo "source missing: $input" >&2; exit 1;; esac`)
+	end := hookScript(t, home, "end.sh", `input=$(cat); case "$input" in *'"reason":"other"'*) echo end >> `+log+`;; esac`)
+	sub := hookScript(t, home, "sub.sh", `input=$(cat)
+echo subagent >> `+log+`
+case "$input" in *'"stop_hook_active":true'*) exit 0;; esac
+echo "child: check your work" >&2; exit 2`)
+	stop := hookScript(t, home, "stop.sh", `cat >/dev/null; echo stop >> `+log)
+	userHooks(t, home, "hooks:\n  SessionStart:\n    - matcher: startup\n      hooks:\n        - command: "+start+
+		"\n  SessionEnd:\n    - hooks:\n        - command: "+end+
+		"\n  SubagentStop:\n    - hooks:\n        - command: "+sub+
+		"\n  Stop:\n    - hooks:\n        - command: "+stop+"\n")
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "delegate_task", Args: `{"goal":"count the files"}`}),
+		pt.Text("child: 3 files"), pt.Text("child: 3 files, checked"), pt.Text("there are 3 files"))
+	r := talaria(t, home, cwd, srv, "", "-p", "how many files?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "there are 3 files" {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if u := lastOfRole(messages(t, srv, 0), "user"); !strings.HasPrefix(u, "how many files?") || !strings.Contains(u, "startup: remember the zebra rule") {
+		t.Fatalf("SessionStart context missing from the first prompt: %q", u)
+	}
+	if u := lastOfRole(messages(t, srv, 2), "user"); !strings.Contains(u, "child: check your work") {
+		t.Fatalf("the child did not read SubagentStop's reason: %q", u)
+	}
+	if tool := lastOfRole(messages(t, srv, 3), "tool"); !strings.Contains(tool, "child: 3 files, checked") {
+		t.Fatalf("the parent did not get the child's second answer: %q", tool)
+	}
+	data, _ := os.ReadFile(log)
+	if string(data) != "subagent\nsubagent\nstop\nend\n" {
+		t.Fatalf("hook order: %q", data)
+	}
+}
+
+// The TUI's trust dialog: the session lists the project's hooks it does
+// not run; Session.TrustProject records the folder and they apply from
+// the next event on. A waiting approval runs the Notification hooks.
+func TestSessionTrustProjectAndNotification(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	marker := filepath.Join(home, "marks")
+	if err := os.MkdirAll(filepath.Join(cwd, ".talaria"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	proj := "hooks:\n  UserPromptSubmit:\n    - hooks:\n        - command: cat >/dev/null; echo prompt >> " + marker + "\n"
+	if err := os.WriteFile(filepath.Join(cwd, ".talaria", "config.yaml"), []byte(proj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	note := hookScript(t, home, "note.sh", `input=$(cat); case "$input" in *permission_prompt*) echo notified >> `+marker+`;; esac`)
+	userHooks(t, home, "hooks:\n  Notification:\n    - matcher: permission_prompt\n      hooks:\n        - command: "+note+"\n")
+	srv := pt.New(t)
+	srv.Push(pt.Text("one"), pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"true"}`}), pt.Text("two"))
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	approve := func(context.Context, tools.ApprovalRequest) (tools.ApprovalDecision, error) {
+		return tools.ApprovalDecision{Allow: true}, nil
+	}
+	s, err := app.Open(context.Background(), app.Flags{Home: filepath.Join(home, ".talaria"), Cwd: cwd, UI: app.Interactive{Approve: approve}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
+	if u := s.UntrustedHooks(); len(u) != 1 || u[0].Event != "UserPromptSubmit" || u[0].Trusted || s.ProjectRoot() != cwd {
+		t.Fatalf("untrusted hooks: %v (root %s)", u, s.ProjectRoot())
+	}
+	if _, err := s.Agent.Run(context.Background(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an untrusted project's hook ran")
+	}
+	root, err := s.TrustProject()
+	if err != nil || root != cwd {
+		t.Fatalf("TrustProject: %q %v", root, err)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, ".talaria", "config.yaml"))
+	if !strings.Contains(string(cfg), "trusted_projects:\n    - "+cwd) && !strings.Contains(string(cfg), "trusted_projects:\n  - "+cwd) {
+		t.Fatalf("not recorded:\n%s", cfg)
+	}
+	if len(s.UntrustedHooks()) != 0 {
+		t.Fatal("still listed as untrusted")
+	}
+	if _, err := s.Agent.Run(context.Background(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // waits for the background Notification hook
+	closed = true
+	if data, _ := os.ReadFile(marker); string(data) != "prompt\nnotified\n" {
+		t.Fatalf("marks: %q", data)
 	}
 }
