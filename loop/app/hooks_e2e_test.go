@@ -1,12 +1,18 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"talaria/loop/app"
 	pt "talaria/providers/providertest"
@@ -486,4 +492,76 @@ func TestSessionTrustProjectAndNotification(t *testing.T) {
 	if data, _ := os.ReadFile(marker); string(data) != "prompt\nnotified\n" {
 		t.Fatalf("marks: %q", data)
 	}
+}
+
+// An interrupt kills a running hook and what it started (its process
+// group); the tool it guarded does not run.
+func TestHookKilledByInterrupt(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	fifo := filepath.Join(home, "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := hookScript(t, home, "hang.sh", `cat >/dev/null
+sleep 300 &
+echo "$$ $!" > `+fifo+`
+wait`)
+	userHooks(t, home, "hooks:\n  PreToolUse:\n    - hooks:\n        - command: "+script+"\n")
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"touch ran.txt"}`}), pt.Text("never"))
+	cmd := exec.Command(binary, "-p", "go", "--yolo", "--stdin-commands", "--json")
+	cmd.Env, cmd.Dir = env(home, srv), cwd
+	stdin, _ := cmd.StdinPipe()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := make(chan string, 1)
+	go func() {
+		data, _ := os.ReadFile(fifo) // returns once the hook wrote and closed it
+		pids <- strings.TrimSpace(string(data))
+	}()
+	var got string
+	select {
+	case got = <-pids:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the hook never started")
+	}
+	_, _ = stdin.Write([]byte("/stop\n"))
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("want exit 130, got %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "ran.txt")); err == nil {
+		t.Fatal("the tool ran after the interrupt")
+	}
+	hs := hookEvents(t, out.String())
+	if len(hs) != 1 || hs[0]["decision"] != "canceled" {
+		t.Fatalf("hook.completed: %v", hs)
+	}
+	for _, f := range strings.Fields(got) {
+		pid, _ := strconv.Atoi(f)
+		deadline := time.Now().Add(10 * time.Second)
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d of the hook outlived the interrupt", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// alive reports a process that exists and is not a zombie.
+func alive(pid int) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
