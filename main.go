@@ -113,6 +113,7 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&f.Continue, "continue", false, "same as -c")
 	fs.StringVar(&f.Resume, "r", "", "resume session ID (a unique prefix or the title is enough)")
 	fs.StringVar(&f.Resume, "resume", "", "same as -r")
+	fs.BoolVar(&f.Trust, "trust", false, "apply this project's own hooks (.talaria/config.yaml, .claude/settings.json) for this run, without recording it in trusted_projects")
 	fs.BoolVar(&f.Wait, "wait", false, "with -c/-r: wait while another talaria process runs the session, instead of refusing")
 	fs.Func("p", "run one turn headless with PROMPT (- reads it from stdin)", func(s string) error {
 		o.prompt, o.promptSet = s, true

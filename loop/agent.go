@@ -62,6 +62,8 @@ type Options struct {
 	// Approve, when set, is asked before each tool call; a denial's result
 	// goes to the model instead of running the tool.
 	Approve func(ctx context.Context, tool, args string) (bool, tools.Result)
+	// Hooks are the user's hooks (hooks.go); the zero value runs none.
+	Hooks Hooks
 	// Compression enables automatic context compression at Threshold (a
 	// fraction of the usable window; 0 means 0.50).
 	Compression          bool

@@ -217,6 +217,12 @@ func (t *turn) compress(manual bool, focus string) (compress.Result, error) {
 // recovery; see compress.Options.FitTokens).
 func (a *Agent) compressHistory(ctx context.Context, manual bool, focus string, fit int, t *turn) (compress.Result, error) {
 	cs := &a.ctxs
+	if pre := a.opts.Hooks.PreCompact; pre != nil && fit == 0 && preCompactBlocks(ctx, pre, manual) {
+		if manual {
+			return compress.Result{}, errors.New("a PreCompact hook blocked the compression")
+		}
+		return compress.Result{Noop: true}, nil
+	}
 	tr, _, err := a.route.transport()
 	if err != nil {
 		return compress.Result{}, err

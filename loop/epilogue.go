@@ -222,6 +222,8 @@ func (t *turn) explain() string {
 		return t.explainScript()
 	case ExitUnknown:
 		return unknownExitExplanation
+	case ExitPromptBlocked:
+		return "A UserPromptSubmit hook dropped the prompt: " + t.blocked
 	}
 	return "The turn ended without a recognised exit path."
 }

@@ -276,3 +276,38 @@ type TurnFinished struct {
 	// --output-schema; absent without one.
 	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 }
+
+// TypeHookCompleted is hook.completed's type name.
+const TypeHookCompleted = "hook.completed"
+
+// HookCompleted is emitted once for every hook command that ran (or could
+// not start), after it ended: the UI shows a blocking or failing hook on
+// the card of the call it touched (ToolCallID), or as a notice.
+type HookCompleted struct {
+	Header
+	// Event is the hook event (PreToolUse, Stop, ...).
+	Event string `json:"event"`
+	// Command is the hook's command as configured.
+	Command string `json:"command"`
+	// ExitCode is its exit status; -1 when it timed out, was cancelled or
+	// did not start.
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Decision is block, deny, ask, allow, stop, timeout, error, canceled,
+	// or "" (it let things go on).
+	Decision string `json:"decision"`
+	// Failed marks a non-blocking failure (timeout, crash, an exit other
+	// than 0 and 2): the turn went on; the UI shows it as failed.
+	Failed bool `json:"failed,omitempty"`
+	// ToolCallID is the call a tool event's hook ran for.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	// Message is what the hook said to the user: its reason for a block,
+	// stderr for a failure (capped).
+	Message string `json:"message,omitempty"`
+}
+
+// NewHookCompleted returns a hook.completed event (Emit stamps it).
+func NewHookCompleted() *HookCompleted {
+	return &HookCompleted{Header: Header{Type: TypeHookCompleted}}
+}

@@ -122,9 +122,19 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 				r := d.BlockedResult()
 				return &r
 			}
+			ctx := t.ctx
+			if pre := t.a.opts.Hooks.PreTool; pre != nil {
+				v := pre(t.ctx, c)
+				if v.Block {
+					run.deny(c.ID)
+					r := tools.BlockedByHook(c.Name, v.Reason)
+					return &r
+				}
+				ctx = tools.WithHookPermission(ctx, v.Permission)
+			}
 			if t.a.opts.Approve != nil {
 				t0 := t.a.opts.Now()
-				ok, denial := t.a.opts.Approve(t.ctx, c.Name, c.Arguments)
+				ok, denial := t.a.opts.Approve(ctx, c.Name, c.Arguments)
 				t.emitApprovalWait(c.ID, c.Name, t0, ok)
 				if !ok {
 					run.deny(c.ID)
@@ -144,6 +154,9 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 			}
 			if d.ShouldHalt() {
 				run.stop(d)
+			}
+			if post := t.a.opts.Hooks.PostTool; post != nil {
+				r.Output += tools.HookNote(post(t.ctx, c, *r))
 			}
 		},
 		OnOutput: func(_ int, c tools.BatchCall, text string) {

@@ -47,6 +47,10 @@ type turn struct {
 	sysPrompt string // the system prompt of this turn (runtime lines follow a fallback)
 	endRole   string // role of the last message when the loop ended
 	malformed int    // consecutive batches holding an invalid tool call
+	// blocked is why a UserPromptSubmit hook dropped the prompt;
+	// stopContinues counts the times Stop hooks made the turn go on.
+	blocked       string
+	stopContinues int
 
 	continuation continuation
 	script       scriptState
@@ -110,12 +114,15 @@ func (t *turn) last() *providers.Message {
 
 // run is the whole turn: prologue, loop, epilogue.
 func (t *turn) run(input string) Result {
-	t.prologue(input)
-	t.loop()
+	if t.prologue(input) {
+		t.loop()
+	}
 	return t.epilogue()
 }
 
-func (t *turn) prologue(input string) {
+// prologue starts the turn; false when a UserPromptSubmit hook dropped
+// the prompt (nothing is added, sent or saved).
+func (t *turn) prologue(input string) bool {
 	// Fallback is turn-scoped: each turn starts on the primary backend.
 	t.a.route.chain.Reset()
 	t.a.guard.ResetForTurn()
@@ -133,9 +140,14 @@ func (t *turn) prologue(input string) {
 	t.a.mu.Lock()
 	t.start = len(t.a.history)
 	t.a.mu.Unlock()
-	t.append(providers.Message{Role: providers.RoleUser, Content: input})
+	content, ok := t.promptHooks(input)
+	if !ok {
+		return false
+	}
+	t.append(providers.Message{Role: providers.RoleUser, Content: content})
 	// The user message is committed before any model call.
 	t.flush()
+	return true
 }
 
 func (t *turn) loop() {
@@ -219,7 +231,9 @@ func (t *turn) handleResponse(resp *providers.Response) bool {
 		return t.emptyResponse(msg)
 	}
 	t.finishText(msg, resp.Content, resp.FinishReason)
-	return t.checkFinal()
+	// A Stop hook may make the turn go on; else a final answer is checked
+	// against --output-schema.
+	return !t.stopHooks() && t.checkFinal()
 }
 
 // addUsage counts one call's usage and prices it at the model that

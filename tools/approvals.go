@@ -252,6 +252,12 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 				"Do not retry it; continue another way, or ask the user to change the rule.", toolName, r.Text, req.Summary)
 		}
 	}
+	// A PreToolUse hook's decision (tools/hooks.go) comes after the deny
+	// rules: a hook never lifts one.
+	hook := HookPermissionFrom(ctx)
+	if hook == HookAsk && mode != ApprovalReadOnly {
+		return a.hookAsk(ctx, toolName, req)
+	}
 	if class == classReadOnly || mode == ApprovalYolo {
 		return true, Result{}
 	}
@@ -269,6 +275,10 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	}
 	if askRule.Text == "" && !req.Protected {
 		switch {
+		case hook == HookAllow:
+			// A PreToolUse hook allowed it: no dialog (never past a deny
+			// or ask rule or a protected path; the sandbox still applies).
+			return true, Result{}
 		case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
 			return true, Result{}
 		case class == classClaimedReadOnly && mode == ApprovalAutoEdit:

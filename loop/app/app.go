@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"talaria/loop"
@@ -58,6 +59,9 @@ type Flags struct {
 	// MCPServers join the configured mcp_servers (a same-named one
 	// replaces it): the servers an ACP client passes with session/new.
 	MCPServers map[string]config.MCPServer
+	// Trust applies the project's own settings (its hooks) for this run
+	// without recording the folder in trusted_projects (--trust).
+	Trust bool
 }
 
 // UsageError is a problem with flags, config or environment found before
@@ -89,6 +93,12 @@ type Session struct {
 	mask    *providers.Masker
 	masking *loop.Masking
 	trace   *traceState
+	hooks   *sessionHooks
+	// The project's hooks not run for lack of trust (hooks.go).
+	trustMu     sync.Mutex
+	untrusted   []ext.Hook
+	projectRoot string
+	userConfig  string
 	// Notice is a one-line message for the user (e.g. which local server
 	// was found), empty when there is nothing to say.
 	Notice string
@@ -101,6 +111,7 @@ type Session struct {
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
 	defer s.dropLease()
+	s.hooks.close("other")
 	if s.tools != nil {
 		s.tools.close()
 	}
@@ -212,12 +223,13 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
-		Processes: newProcesses(home, f.Watchdog)}, f.UI, s.loadTodos(), f.Headless, s.log)
+		Processes: newProcesses(home, f.Watchdog)}, withNotification(f.UI, func() *sessionHooks { return s.hooks }), s.loadTodos(), f.Headless, s.log)
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
 	ts.offerAgents(s.ext)
+	s.openHooks(cfg, f, ts)
 	if countTurns(history) == 0 { // a new session, or one that never ran a turn
 		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}
@@ -246,6 +258,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		Compression:          cfg.Compression.Enabled,
 		CompressionThreshold: cfg.Compression.Threshold,
 		Approve:              ts.approver.Check,
+		Hooks:                s.hooks.loopHooks(),
 		BeforeTurn:           ts.beforeTurn,
 		TurnSystemPrompt:     ts.turnPrompt,
 		AfterTurn:            s.saveTodos(ts.env.Todos),
@@ -268,6 +281,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	}
 	events.declare(s.masking, tr.timeline, tr.recorded, sink)
 	s.Agent = loop.New(opts)
+	s.startHooks(ctx)
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	s.Backend.ContextLength, s.Notice = s.Agent.RuntimeAtStart(ctx, s.Backend.ContextLength, s.Notice)
 	return s, nil

@@ -297,6 +297,7 @@ func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
 		if agent != nil {
 			ts.asAgent(&opts, agent)
 		}
+		opts.Hooks = parent.Hooks.ForChild()
 		input := task.Goal
 		if task.Context != "" {
 			input += "\n\nContext from the parent agent:\n" + task.Context

@@ -144,6 +144,9 @@ type Input struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Stop and SubagentStop (always sent for them).
 	StopHookActive *bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is the answer the turn would end with (Stop,
+	// SubagentStop).
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 	// SessionStart: startup | resume | clear | compact.
 	Source string `json:"source,omitempty"`
 	// SessionEnd: clear | logout | prompt_input_exit | other.
