@@ -137,7 +137,7 @@ func newModel(parent context.Context, opts Options) *Model {
 		tr:   newTranscript(),
 		comp: newComposerWith(opts.InputHistory, clock()),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
-		ui:   uiState{mouse: true},
+		ui:   uiState{mouse: !opts.MouseOff},
 	}
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()
