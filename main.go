@@ -374,6 +374,7 @@ func tui(o *options, stderr io.Writer) int {
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
 		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
+	opts.PrintOnExit, opts.MouseOff = cfg.Display.PrintOnExit, cfg.Display.Mouse != nil && !*cfg.Display.Mouse
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:
