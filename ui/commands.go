@@ -39,7 +39,7 @@ func commandList() []command {
 		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
-		{"copy", "", "copy the last answer to the clipboard"},
+		{"copy", "[N]", "copy the last (or N-th last) answer to the clipboard"},
 		{"quit", "", "leave talaria"},
 	}
 }

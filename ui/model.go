@@ -56,6 +56,7 @@ type Model struct {
 	cancel context.CancelFunc
 	clock  func() time.Time
 	keys   keyMap
+	term   termEnv // the multiplexer and display servers around us
 
 	look  look
 	width int
@@ -133,7 +134,7 @@ func newModel(parent context.Context, opts Options) *Model {
 	}
 	m := &Model{
 		opts: opts, agent: opts.Agent, events: opts.Events,
-		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
+		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(), term: readTermEnv(),
 		tr:   newTranscript(),
 		comp: newComposerWith(opts.InputHistory, clock()),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
@@ -209,6 +210,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialogSettled(msg)
 	case diffReadyMsg:
 		return m.handleDiffReady(msg)
+	case copiedMsg:
+		return m.handleCopied(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
