@@ -194,7 +194,7 @@ func (m *Model) toggleMouse() tea.Cmd {
 	m.ui.mouse = !m.ui.mouse
 	m.chromeDirty = true
 	if m.ui.mouse {
-		return m.setHint("mouse capture on: wheel scrolls", 3*time.Second)
+		return m.setHint("mouse capture on: wheel scrolls, a drag selects and copies", 3*time.Second)
 	}
 	return m.setHint("mouse capture off: select text freely · ctrl+s turns it back on", 4*time.Second)
 }

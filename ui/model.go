@@ -37,6 +37,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -70,6 +71,7 @@ type Model struct {
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
 	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
+	sel   selection  // a mouse drag over the transcript
 
 	// rw is the /rewind list and the /diff view.
 	rw rewindState
@@ -187,11 +189,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		return m.setBackground(msg.IsDark())
 	case tea.KeyPressMsg:
+		m.clearSelection()
 		return m.handleKey(msg)
 	case tea.PasteMsg:
 		return m.handlePaste(msg.Content)
 	case tea.MouseWheelMsg:
 		return m.handleWheel(msg)
+	case tea.MouseClickMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseClick(msg) })
+	case tea.MouseMotionMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseMotion(msg) })
+	case tea.MouseReleaseMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseRelease(msg) })
 	case eventsMsg:
 		return m.handleEvents(msg)
 	case turnFailedMsg:
@@ -221,6 +230,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // sync rebuilds stale cached parts of the screen. Streaming deltas mark
 // nothing stale (the frame tick flushes them), so they cost almost nothing.
 func (m *Model) sync() {
+	if m.chromeDirty && m.pager != nil {
+		m.renderPager() // its status line shows the hints
+	}
 	if m.chromeDirty || m.inputDirty {
 		if m.chromeDirty {
 			m.renderChrome()
@@ -235,7 +247,21 @@ func (m *Model) sync() {
 	if m.trDirty {
 		m.trDirty = false
 		m.tr.refresh(m.renderCtx())
+		if m.sel.shown {
+			lines := strings.Split(m.tr.view, "\n")
+			m.highlight(lines)
+			m.tr.view = strings.Join(lines, "\n")
+		}
 	}
+}
+
+// inTranscript runs a mouse handler unless the pager covers the
+// transcript.
+func (m *Model) inTranscript(f func() tea.Cmd) tea.Cmd {
+	if m.pager != nil {
+		return nil
+	}
+	return f()
 }
 
 // resize records the terminal size and re-wraps everything.

@@ -19,6 +19,10 @@ type pager struct {
 	kinds []lineKind // of text
 	// wrappedKinds are the kinds of lines.
 	wrappedKinds []lineKind
+	// blocks gives each line of text the block it belongs to (a message
+	// or a tool call), codes its fenced code block in an answer (-1:
+	// none); srcOf maps a line of lines to its line of text.
+	blocks, codes, srcOf []int
 	width        int
 	top          int
 	query        string
@@ -56,6 +60,8 @@ func (m *Model) openPager() tea.Cmd {
 // huge text costs one pass: its lines are substrings of it, and only
 // those that are not plain ASCII are sanitized (and copied).
 func (m *Model) pagerSnapshot(p *pager) {
+	block := 0
+	var answers []int // the blocks that are answers (markdown)
 	add := func(kind lineKind, text string) {
 		n := strings.Count(text, "\n") + 1
 		p.text, p.kinds = slices.Grow(p.text, n), slices.Grow(p.kinds, n)
@@ -69,6 +75,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 				line = strings.ReplaceAll(sanitize(line), "\t", "    ")
 			}
 			p.text, p.kinds = append(p.text, line), append(p.kinds, kind)
+			p.blocks = append(p.blocks, block)
 			if i < 0 {
 				return
 			}
@@ -84,6 +91,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 			}
 			add(kindHead, prefix+it.text)
 		case *assistantItem:
+			answers = append(answers, block)
 			add(kindText, it.text())
 		case *reasoningItem:
 			add(kindLabel, "∴ reasoning")
@@ -94,10 +102,38 @@ func (m *Model) pagerSnapshot(p *pager) {
 			for _, s := range it.segments {
 				for _, c := range s.calls {
 					c.pagerLines(add)
+					block++
 				}
 			}
 		}
 		p.text, p.kinds = append(p.text, ""), append(p.kinds, kindText)
+		p.blocks = append(p.blocks, -1)
+		block++
+	}
+	p.markCode(answers)
+}
+
+// markCode numbers the fenced code blocks of the answers' lines.
+func (p *pager) markCode(answers []int) {
+	p.codes = make([]int, len(p.text))
+	code, in, open := 0, false, -1
+	for i, l := range p.text {
+		p.codes[i] = -1
+		if !slices.Contains(answers, p.blocks[i]) {
+			in = false
+			continue
+		}
+		t := strings.TrimSpace(l)
+		fence := strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+		switch {
+		case fence && in && p.blocks[i] == open:
+			in = false
+		case fence:
+			in, open = true, p.blocks[i]
+			code++
+		case in:
+			p.codes[i] = code
+		}
 	}
 }
 
@@ -165,11 +201,13 @@ func (p *pager) layout(width int) {
 	p.width = width
 	p.lines = slices.Grow(p.lines[:0], len(p.text))
 	kinds := slices.Grow(p.wrappedKinds[:0], len(p.text))
+	p.srcOf = p.srcOf[:0]
 	for i, l := range p.text {
 		n := len(p.lines)
 		p.lines = wrapPagerLine(p.lines, l, max(1, width))
 		for range len(p.lines) - n {
 			kinds = append(kinds, p.kinds[i])
+			p.srcOf = append(p.srcOf, i)
 		}
 	}
 	p.wrappedKinds = kinds
@@ -279,6 +317,10 @@ func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	rows := m.pagerRows()
 	switch k {
+	case "y":
+		return m.pagerCopy(false)
+	case "c":
+		return m.pagerCopy(true)
 	case "q", "esc", "ctrl+t":
 		m.pager = nil
 		m.trDirty, m.chromeDirty = true, true
@@ -370,7 +412,10 @@ func (m *Model) renderPager() {
 				pos += fmt.Sprintf(" · %q %d/%d", p.query, p.cur+1, len(p.matches))
 			}
 		}
-		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · q close", m.width, "…"))
+		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · y/c copy · q close", m.width, "…"))
+		if m.ui.hint != "" {
+			status = st.Warning.Render(ansi.Truncate(m.ui.hint, m.width, "…"))
+		}
 	}
 	p.view = strings.Join(append(out, status), "\n")
 }
