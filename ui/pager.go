@@ -23,14 +23,14 @@ type pager struct {
 	// or a tool call), codes its fenced code block in an answer (-1:
 	// none); srcOf maps a line of lines to its line of text.
 	blocks, codes, srcOf []int
-	width        int
-	top          int
-	query        string
-	typing       bool // the search prompt is open
-	input        string
-	matches      []int // wrapped lines holding the query
-	cur          int   // index into matches
-	view         string
+	width                int
+	top                  int
+	query                string
+	typing               bool // the search prompt is open
+	input                string
+	matches              []int // wrapped lines holding the query
+	cur                  int   // index into matches
+	view                 string
 }
 
 // lineKind styles a pager line.

@@ -61,7 +61,7 @@ func TestDragSelectsAndCopies(t *testing.T) {
 		&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: wrappedAnswer},
 		&loop.TurnFinished{Header: hdr(loop.TypeTurnFinished, 1, time.Second), ExitReason: loop.ExitTextResponse("stop"), Completed: true, FinalResponse: wrappedAnswer})
 	y0 := rowOf(t, h, "› hello there")
-	y1 := rowOf(t, h, "brokenmidword")+1
+	y1 := rowOf(t, h, "brokenmidword") + 1
 	if y1-rowOf(t, h, "The quick brown") < 1 {
 		t.Fatalf("the answer did not wrap at 60 columns:\n%s", h.screen())
 	}
