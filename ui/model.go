@@ -72,6 +72,7 @@ type Model struct {
 	modal modalState // approval and clarify dialogs, session picker
 	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
 	sel   selection  // a mouse drag over the transcript
+	focus focusState // the terminal's focus reports, for notifications
 
 	// rw is the /rewind list and the /diff view.
 	rw rewindState
@@ -219,6 +220,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialogSettled(msg)
 	case diffReadyMsg:
 		return m.handleDiffReady(msg)
+	case tea.FocusMsg:
+		m.focus.known, m.focus.focused = true, true
+	case tea.BlurMsg:
+		m.focus.known, m.focus.focused = true, false
+	case notifyDoneMsg:
+		return m.handleNotifyDone(msg)
 	case copiedMsg:
 		return m.handleCopied(msg)
 	case initialPromptMsg:

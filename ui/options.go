@@ -110,6 +110,9 @@ type Options struct {
 	// MouseOff leaves the mouse to the terminal from the start
 	// (display.mouse: false); Ctrl+S still toggles it.
 	MouseOff bool
+	// Notify configures desktop notifications when a long turn ends or a
+	// question waits (the notifications section).
+	Notify NotifyOptions
 
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time

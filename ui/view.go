@@ -15,6 +15,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
 	v.WindowTitle = m.windowTitle()
+	v.ReportFocus = m.opts.Notify.Mode != NotifyNever
 	if m.ui.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
