@@ -375,6 +375,7 @@ func tui(o *options, stderr io.Writer) int {
 		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
 		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices}
 	opts.PrintOnExit, opts.MouseOff = cfg.Display.PrintOnExit, cfg.Display.Mouse != nil && !*cfg.Display.Mouse
+	opts.Notify = ui.NotifyOptions{When: cfg.Notifications.When, Mode: cfg.Notifications.Mode, MinSeconds: cfg.Notifications.MinSeconds, Command: cfg.Notifications.Command}
 	rewindCommands(w, &opts.Commands)
 	switch {
 	case err == nil:
