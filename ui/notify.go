@@ -29,9 +29,9 @@ const (
 
 // Limits of a notification: its text, and the notify command's run.
 const (
-	notifyMaxText      = 200
-	notifyCmdTimeout   = 10 * time.Second
-	notifyMaxRunning   = 2
+	notifyMaxText    = 200
+	notifyCmdTimeout = 10 * time.Second
+	notifyMaxRunning = 2
 )
 
 // NotifyOptions configure desktop notifications (the notifications
