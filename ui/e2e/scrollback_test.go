@@ -1,7 +1,10 @@
 package e2e_test
 
 import (
+	"encoding/base64"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +57,49 @@ func TestExitLeavesLastTurnInScrollback(t *testing.T) {
 	if strings.Contains(back, "early question") {
 		t.Fatalf("the earlier turn was printed too:\n%s", back)
 	}
+}
+
+// record starts tmux's pipe-pane: everything the program writes to its
+// terminal is appended to the returned file.
+func (s *screen) record() string {
+	s.t.Helper()
+	path := filepath.Join(s.t.TempDir(), "pty.out")
+	if out, err := exec.Command("tmux", "pipe-pane", "-O", "-t", s.name, "cat >> "+path).CombinedOutput(); err != nil {
+		s.t.Fatalf("pipe-pane: %v %s", err, out)
+	}
+	return path
+}
+
+// waitBytes polls the recording until it holds want.
+func waitBytes(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), want) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	data, _ := os.ReadFile(path)
+	t.Fatalf("the terminal never got %q; it got %d bytes", want, len(data))
+}
+
+// TestTerminalGetsOSC52AndNotification: through a real pty, /copy writes
+// OSC 52 with the answer in base64, and a turn's end with notifications
+// in mode always writes OSC 9, OSC 777 and BEL.
+func TestTerminalGetsOSC52AndNotification(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildBinary(t)
+	srv := pt.New(t)
+	s := startWith(t, bin, srv, "notifications:\n  mode: always\n  min_seconds: 0\n")
+	rec := s.record()
+	srv.Push(pt.Text("Copy this answer."))
+	s.typeLine("answer me")
+	s.waitFor("Copy this answer.")
+	waitBytes(t, rec, "\x1b]9;Copy this answer.\x07\x1b]777;notify;talaria;Copy this answer.\x07\a")
+	s.typeLine("/copy")
+	waitBytes(t, rec, "\x1b]52;c;"+base64.StdEncoding.EncodeToString([]byte("Copy this answer."))+"\x07")
+	s.waitFor("copied the last answer")
 }
