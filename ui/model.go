@@ -226,6 +226,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.focus.known, m.focus.focused = true, false
 	case notifyDoneMsg:
 		return m.handleNotifyDone(msg)
+	case shellOutputMsg:
+		return m.handleShellOutput(msg)
+	case shellDoneMsg:
+		return m.handleShellDone(msg)
 	case copiedMsg:
 		return m.handleCopied(msg)
 	case initialPromptMsg:
