@@ -214,18 +214,37 @@ func (p *pager) layout(width int) {
 	p.search()
 }
 
-// wrapPagerLine appends line l hard-wrapped to width. Plain ASCII (most
-// text, and all of a huge generated answer) is cut into substrings
-// without copying; anything else goes through ansi.Hardwrap.
+// wrapPagerLine appends line l wrapped to width at word boundaries,
+// continuation lines indented like l. Plain ASCII (most text, and all of
+// a huge generated answer) is cut into substrings without copying, but
+// for the indentation of continuation lines; anything else goes through
+// wrapKeepIndent.
 func wrapPagerLine(out []string, l string, width int) []string {
+	if len(l) <= width && (plainASCII(l) || ansi.StringWidth(l) <= width) {
+		return append(out, l)
+	}
 	if !plainASCII(l) {
-		return append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+		return append(out, wrapKeepIndent(l, width)...)
 	}
-	for len(l) > width {
-		out = append(out, l[:width])
-		l = l[width:]
+	indent := len(l) - len(strings.TrimLeft(l, " "))
+	if indent > width/3 {
+		indent = 0
 	}
-	return append(out, l)
+	pad, room := "", width
+	for len(l) > room {
+		cut := strings.LastIndexByte(l[:room+1], ' ')
+		next := cut + 1
+		if cut <= 0 || strings.TrimLeft(l[:cut], " ") == "" {
+			cut, next = room, room // one word longer than the line
+		}
+		out = append(out, pad+l[:cut])
+		l = strings.TrimLeft(l[next:], " ")
+		pad, room = strings.Repeat(" ", indent), width-indent
+	}
+	if l != "" {
+		out = append(out, pad+l)
+	}
+	return out
 }
 
 // plainASCII reports whether every byte of s is a printable ASCII

@@ -244,7 +244,7 @@ func (c *toolCall) preview(rc *renderCtx, indent string) []string {
 		// An error reads from its start; wrap it rather than cut it.
 		var wrapped []string
 		for _, l := range all {
-			wrapped = append(wrapped, strings.Split(ansi.Hardwrap(strings.ReplaceAll(l, "\t", "    "), w, true), "\n")...)
+			wrapped = append(wrapped, wrapKeepIndent(strings.ReplaceAll(l, "\t", "    "), w)...)
 		}
 		if len(wrapped) <= limit {
 			return c.gutter(rc, indent, wrapped, 0, diff)
