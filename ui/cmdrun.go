@@ -38,6 +38,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
 	case "steer", "queue":
 		return m.steerOrQueue(name, args)
+	case "cancel":
+		return m.cancelCall(args)
 	case "usage":
 		m.notice(noticeInfo, m.usageText())
 	case "status":

@@ -23,6 +23,7 @@ func commandList() []command {
 	return []command{
 		{"help", "", "show keys and commands"},
 		{"stop", "", "interrupt the running turn"},
+		{"cancel", "[ID]", "stop one running tool call; the batch goes on"},
 		{"steer", "TEXT", "inject TEXT into the running turn"},
 		{"queue", "TEXT", "run TEXT as the next turn"},
 		{"new", "", "start a new session"},
