@@ -23,7 +23,6 @@ func commandList() []command {
 	return []command{
 		{"help", "", "show keys and commands"},
 		{"stop", "", "interrupt the running turn"},
-		{"cancel", "[ID]", "stop one running tool call; the batch goes on"},
 		{"steer", "TEXT", "inject TEXT into the running turn"},
 		{"queue", "TEXT", "run TEXT as the next turn"},
 		{"new", "", "start a new session"},
@@ -36,6 +35,7 @@ func commandList() []command {
 		{"diff", "", "show the session's changes to the working tree"},
 		{"usage", "", "show token usage"},
 		{"timeline", "[TURN]", "show where a turn's time went"},
+		{"cancel", "[ID]", "stop one running tool call; the batch goes on"},
 		{"status", "", "show the session, model, context and settings"},
 		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
 		{"theme", "[NAME]", "switch the colour theme"},
