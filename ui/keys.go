@@ -71,6 +71,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !key.Matches(msg, k.CtrlC) {
 		m.ui.lastCtrlC = time.Time{}
 	}
+	if m.pager != nil && m.pager.overModal {
+		return m.pagerKey(msg) // opened from a dialog, over it
+	}
 	if m.modalOpen() {
 		return m.handleModalKey(msg)
 	}

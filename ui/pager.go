@@ -30,7 +30,10 @@ type pager struct {
 	input                string
 	matches              []int // wrapped lines holding the query
 	cur                  int   // index into matches
-	view                 string
+	// overModal marks a pager opened from a dialog (ctrl+t there): it
+	// shows over the dialog, which comes back when it closes.
+	overModal bool
+	view      string
 }
 
 // lineKind styles a pager line.

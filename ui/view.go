@@ -22,7 +22,7 @@ func (m *Model) View() tea.View {
 	if m.width == 0 || m.high == 0 {
 		return v
 	}
-	if m.pager != nil && !m.modalOpen() {
+	if m.pager != nil && (!m.modalOpen() || m.pager.overModal) {
 		return m.pagerView()
 	}
 	parts := make([]string, 0, 5)
