@@ -50,7 +50,7 @@ func (v *diffView) wrapped(w int) []string {
 		}
 		first := ansi.Cut(l, 0, w)
 		v.rows = append(v.rows, first)
-		rest := ansi.TruncateLeft(l, w, "")
+		rest := strings.TrimPrefix(ansi.TruncateLeft(l, w, ""), " ") // the space the break fell on
 		for _, c := range strings.Split(ansi.Hardwrap(rest, w-2, true), "\n") {
 			v.rows = append(v.rows, diffContinued+c)
 		}
