@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
 	case "steer", "queue":
 		return m.steerOrQueue(name, args)
+	case "cancel":
+		return m.cancelCall(args)
 	case "usage":
 		m.notice(noticeInfo, m.usageText())
 	case "status":
@@ -48,7 +51,7 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 	case "theme":
 		m.switchTheme(args)
 	case "copy":
-		return m.copyLastAnswer()
+		return m.copyAnswer(args)
 	case "approvals":
 		m.setApprovals(args)
 	case "timeline":
@@ -106,15 +109,37 @@ func (m *Model) switchTheme(name string) {
 	m.notice(noticeMuted, "theme: "+m.look.theme.Name)
 }
 
-// copyLastAnswer copies the last answer with OSC 52.
-func (m *Model) copyLastAnswer() tea.Cmd {
-	text := m.ses.lastAnswer
-	if strings.TrimSpace(text) == "" {
+// copyAnswer copies the last answer, or the N-th last (/copy N).
+func (m *Model) copyAnswer(args string) tea.Cmd {
+	n := 1
+	if args != "" {
+		v, err := strconv.Atoi(args)
+		if err != nil || v < 1 {
+			m.notice(noticeWarn, "usage: /copy [N] · N counts answers back from the last, from 1")
+			return nil
+		}
+		n = v
+	}
+	var answers []string
+	for _, e := range m.tr.entries {
+		if a, ok := e.it.(*assistantItem); ok && strings.TrimSpace(a.text()) != "" {
+			answers = append(answers, a.text())
+		}
+	}
+	if len(answers) == 0 {
 		m.notice(noticeMuted, "nothing to copy yet")
 		return nil
 	}
-	m.notice(noticeMuted, fmt.Sprintf("copied the last answer (%d characters)", len([]rune(text))))
-	return tea.SetClipboard(text)
+	if n > len(answers) {
+		m.notice(noticeWarn, fmt.Sprintf("/copy %d: there are %d answers", n, len(answers)))
+		return nil
+	}
+	text := answers[len(answers)-n]
+	what := "the last answer"
+	if n > 1 {
+		what = fmt.Sprintf("answer %d back", n)
+	}
+	return m.copyText(text, fmt.Sprintf("%s (%d characters)", what, len([]rune(text))))
 }
 
 // external runs a command that needs a callback from Options.

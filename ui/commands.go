@@ -35,13 +35,14 @@ func commandList() []command {
 		{"diff", "", "show the session's changes to the working tree"},
 		{"usage", "", "show token usage"},
 		{"timeline", "[TURN]", "show where a turn's time went"},
+		{"cancel", "[ID]", "stop one running tool call; the batch goes on"},
 		{"status", "", "show the session, model, context and settings"},
 		{"init", "", "write a starter AGENTS.md for this project (a model turn)"},
 		{"skills", "", "list the skills, each with its SKILL.md"},
 		{"agents", "", "list the subagents delegate_task can run"},
 		{"theme", "[NAME]", "switch the colour theme"},
 		{"approvals", "[MODE]", "ask, auto-edit, read-only or yolo"},
-		{"copy", "", "copy the last answer to the clipboard"},
+		{"copy", "[N]", "copy the last (or N-th last) answer to the clipboard"},
 		{"quit", "", "leave talaria"},
 	}
 }

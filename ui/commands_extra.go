@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -101,6 +102,10 @@ func (m *Model) statusText() string {
 	if pct, ok := m.contextPercent(); ok {
 		row("context", fmt.Sprintf("%d%% of %s", pct, fmtTokens(m.opts.ContextLength)))
 	}
+	if m.opts.Approvals != nil {
+		row("approvals", string(m.opts.Approvals.Mode())+" (shift+tab cycles)")
+	}
+	row("sandbox", or(m.opts.Sandbox, "off"))
 	row("enter busy", or(m.opts.BusyInputMode, BusySteer)+" (display.busy_input_mode)")
 	state := "idle"
 	if m.turn.busy {
@@ -168,3 +173,49 @@ func refusedPending(what, pending string) string {
 
 // noProviderModelText is /model when no provider is configured yet.
 const noProviderModelText = "no provider yet · /model PROVIDER/NAME picks one, e.g. /model openai/gpt-4.1, /model anthropic/claude-sonnet-4-5 or /model ollama/llama3.2 (its key variable must be set: OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) · /sessions browses past sessions"
+
+// cancelCall runs /cancel [ID]: it stops one running tool call (the one
+// named, else the focused lane, else the only one running) and lets the
+// rest of the batch go on, as the lane's x does.
+func (m *Model) cancelCall(id string) tea.Cmd {
+	var running []string
+	for cid, ref := range m.live.calls {
+		if ref.call.state == toolRunning {
+			running = append(running, cid)
+		}
+	}
+	sort.Strings(running)
+	switch {
+	case id != "":
+	case len(running) == 0:
+		m.notice(noticeMuted, "no tool call is running · /stop interrupts the turn")
+		return nil
+	case len(running) == 1:
+		id = running[0]
+	default:
+		for _, cid := range running {
+			if m.live.calls[cid].call.focused {
+				id = cid
+			}
+		}
+		if id == "" {
+			m.notice(noticeWarn, "several calls are running: /cancel ID, one of "+strings.Join(running, ", ")+" (or ctrl+↑/↓ then x)")
+			return nil
+		}
+	}
+	ref, ok := m.live.calls[id]
+	if !ok || ref.call.state != toolRunning {
+		m.notice(noticeWarn, "/cancel "+id+": no such call is running")
+		return nil
+	}
+	cc, ok := m.agent.(callCanceller)
+	if !ok {
+		m.notice(noticeWarn, "this agent cannot stop a single call; /stop interrupts the turn")
+		return nil
+	}
+	hint := m.setHint("stopping "+ref.call.name+" ("+id+")…", 2*time.Second)
+	return tea.Batch(hint, func() tea.Msg {
+		cc.CancelCall(id)
+		return nil
+	})
+}

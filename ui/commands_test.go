@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,19 +119,6 @@ func TestUsageCommand(t *testing.T) {
 	)
 	h.command("/usage")
 	contains(t, h.screen(), "usage · input 12.0k · output 3.4k · cache read 800 · cache write 0 · reasoning 50")
-}
-
-func TestCopyCommand(t *testing.T) {
-	h := newHarness(t)
-	h.command("/copy")
-	contains(t, h.screen(), "nothing to copy yet")
-	h.events(turnStarted(1, "x"), &loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: "the answer"})
-	h.typeText("/copy")
-	msgs := h.key("enter")
-	if len(msgs) != 1 || !strings.Contains(fmt.Sprintf("%T", msgs[0]), "Clipboard") {
-		t.Errorf("/copy returned %#v, want a clipboard message", msgs)
-	}
-	contains(t, h.screen(), "copied the last answer (10 characters)")
 }
 
 func TestExternalCommandsUnavailable(t *testing.T) {

@@ -46,6 +46,9 @@ type steerAckMsg struct{ local, id int }
 // submit handles Enter: a slash command, a new turn, or busy input.
 func (m *Model) submit() tea.Cmd {
 	m.chromeDirty = true
+	if m.comp.ed.continueLine() {
+		return nil
+	}
 	if cmd, ok := m.acceptCompletion(); ok {
 		return cmd
 	}

@@ -208,7 +208,7 @@ func (m *Model) handleDialog(msg dialogMsg) tea.Cmd {
 		show = m.showDialog()
 	}
 	m.chromeDirty = true
-	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show, previewDiff(msg.req, m.ses.cwd))
+	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show, previewDiff(msg.req, m.ses.cwd), m.notifyDialog(msg.req))
 }
 
 // handleDialogSettled drops a request whose caller returned without an

@@ -23,8 +23,39 @@ type diffView struct {
 	added, removed int
 	paths          string // the files it touches, for the title
 	err            string // why there is no diff ("" when there is one)
-	top            int    // first line shown
+	top            int    // first row shown
 	full           bool   // the diff takes the whole screen
+	// rows are the lines wrapped to rowsW columns (a continuation row
+	// starts with "↪ "); top and the window count rows.
+	rows  []string
+	rowsW int
+}
+
+// diffContinued marks a row that goes on the diff line above it.
+const diffContinued = "↪ "
+
+// wrapped returns the diff's rows at w columns: a line too long is
+// wrapped, not cut, each continuation row marked.
+func (v *diffView) wrapped(w int) []string {
+	w = max(4, w)
+	if v.rows != nil && v.rowsW == w {
+		return v.rows
+	}
+	v.rows, v.rowsW = v.rows[:0], w
+	for _, l := range v.lines {
+		l = strings.ReplaceAll(sanitize(strings.TrimSuffix(l, "\r")), "\t", "    ")
+		if ansi.StringWidth(l) <= w {
+			v.rows = append(v.rows, l)
+			continue
+		}
+		first := ansi.Cut(l, 0, w)
+		v.rows = append(v.rows, first)
+		rest := strings.TrimPrefix(ansi.TruncateLeft(l, w, ""), " ") // the space the break fell on
+		for _, c := range strings.Split(ansi.Hardwrap(rest, w-2, true), "\n") {
+			v.rows = append(v.rows, diffContinued+c)
+		}
+	}
+	return v.rows
 }
 
 // diffReadyMsg delivers the change of an approval request.
@@ -111,7 +142,7 @@ func (m *Model) diffKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "home", "g":
 		v.top = 0
 	case "end", "G":
-		v.top = len(v.lines)
+		v.top = len(v.wrapped(m.innerWidth() - 2))
 	case "f":
 		v.full = !v.full
 	case "tab":
@@ -123,7 +154,7 @@ func (m *Model) diffKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	default:
 		return nil, false
 	}
-	v.top = max(0, min(v.top, len(v.lines)-m.diffShown(r)))
+	v.top = max(0, min(v.top, len(v.wrapped(m.innerWidth()-2))-m.diffShown(r)))
 	m.chromeDirty = true
 	return nil, true
 }
@@ -147,7 +178,7 @@ func (m *Model) diffRows(r *dialogRequest) int {
 // one for the position note when the diff does not fit.
 func (m *Model) diffShown(r *dialogRequest) int {
 	rows := m.diffRows(r)
-	if len(r.diff.lines) > rows || r.diff.cut > 0 {
+	if len(r.diff.wrapped(m.innerWidth()-2)) > rows || r.diff.cut > 0 {
 		return max(1, rows-1)
 	}
 	return rows
@@ -166,15 +197,26 @@ func (m *Model) diffParts(r *dialogRequest, end []boxPart) []boxPart {
 		parts = append(parts, boxPart{lines: []string{st.Text.Render(ansi.Truncate(oneLine(summary), w, "…"))}, rank: 3})
 	}
 	rows := m.diffShown(r)
-	top := max(0, min(v.top, len(v.lines)-rows))
+	all := v.wrapped(w - 2)
+	top := max(0, min(v.top, len(all)-rows))
 	var lines []string
 	gutter := st.ToolRule.Render("│ ")
-	for _, l := range v.lines[top:min(len(v.lines), top+rows)] {
-		l = ansi.Truncate(strings.ReplaceAll(sanitize(strings.TrimSuffix(l, "\r")), "\t", "    "), max(1, w-2), "…")
+	kind := ""
+	for i := range top {
+		if !strings.HasPrefix(all[i], diffContinued) {
+			kind = all[i] // the line a first continuation row goes on
+		}
+	}
+	for _, l := range all[top:min(len(all), top+rows)] {
+		if c, ok := strings.CutPrefix(l, diffContinued); ok {
+			lines = append(lines, gutter+st.Faint.Render(diffContinued)+diffLineStyleOf(m, kind, c))
+			continue
+		}
+		kind = l
 		lines = append(lines, gutter+diffLineStyle(m, l))
 	}
 	if rows < m.diffRows(r) {
-		note := fmt.Sprintf("lines %d-%d of %d", top+1, min(len(v.lines), top+rows), len(v.lines)+v.cut)
+		note := fmt.Sprintf("lines %d-%d of %d", top+1, min(len(all), top+rows), len(all))
 		if v.cut > 0 {
 			note += fmt.Sprintf(" (%d more after the run, in ctrl+t)", v.cut)
 		}
@@ -185,22 +227,26 @@ func (m *Model) diffParts(r *dialogRequest, end []boxPart) []boxPart {
 }
 
 // diffLineStyle colours one diff line.
-func diffLineStyle(m *Model, l string) string {
+func diffLineStyle(m *Model, l string) string { return diffLineStyleOf(m, l, l) }
+
+// diffLineStyleOf colours text like the diff line l (text is l, or a
+// continuation of it).
+func diffLineStyleOf(m *Model, l, text string) string {
 	st := m.look.st
 	switch {
 	case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
-		return st.Strong.Render(l)
+		return st.Strong.Render(text)
 	case strings.HasPrefix(l, "@@"):
-		return st.DiffHunk.Render(l)
+		return st.DiffHunk.Render(text)
 	case strings.HasPrefix(l, "+"):
-		return st.DiffAdd.Render(l)
+		return st.DiffAdd.Render(text)
 	case strings.HasPrefix(l, "-"):
-		return st.DiffDel.Render(l)
+		return st.DiffDel.Render(text)
 	}
-	return st.ToolOutput.Render(l)
+	return st.ToolOutput.Render(text)
 }
 
 // diffFooter is the key hint line of an approval with a diff.
 func (m *Model) diffFooter() boxPart {
-	return m.footer("↑↓ pgup/pgdn scroll · f full screen · tab move · enter confirm · esc deny")
+	return m.footer("↑↓ scroll · f full screen · ctrl+t pager · enter confirm · esc deny")
 }

@@ -77,6 +77,21 @@ func (e *editor) newline() {
 	e.row, e.col = e.row+1, 0
 }
 
+// continueLine turns a backslash just before the cursor, at the end of
+// its line, into a line break (Enter after a trailing backslash is a newline,
+// as in Claude Code and Codex). It reports whether it did.
+func (e *editor) continueLine() bool {
+	line := e.lines[e.row]
+	if e.col == 0 || e.col != len(line) || line[e.col-1] != '\\' {
+		return false
+	}
+	e.lines[e.row] = line[:e.col-1]
+	e.col--
+	e.newline()
+	e.follow()
+	return true
+}
+
 // update applies an editing key. It reports whether the key was used.
 func (e *editor) update(msg tea.KeyPressMsg) bool {
 	if e.edit(msg.String()) || e.move(msg.String()) {
@@ -94,7 +109,7 @@ func (e *editor) update(msg tea.KeyPressMsg) bool {
 func (e *editor) edit(k string) bool {
 	line := e.lines[e.row]
 	switch k {
-	case "shift+enter", "ctrl+j":
+	case "shift+enter", "ctrl+j", "alt+enter":
 		e.newline()
 	case "backspace", "ctrl+h", "shift+backspace":
 		if e.col > 0 {

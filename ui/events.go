@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -377,5 +378,9 @@ func (m *Model) onTurnFinished(e *loop.TurnFinished) tea.Cmd {
 	}
 	m.live.retry = nil
 	m.chromeDirty = true
-	return m.finishTurn()
+	var ran time.Duration
+	if !m.turn.started.IsZero() {
+		ran = e.TS.Time().Sub(m.turn.started)
+	}
+	return tea.Batch(m.notifyTurnEnd(ran, e.FinalResponse), m.finishTurn())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -100,7 +101,8 @@ func newHarness(t testing.TB, mutate ...func(*Options)) *harness {
 		f(&opts)
 	}
 	h.m = New(opts)
-	h.m.comp.born = time.Time{} // the test clock stands still: no key is typeahead
+	h.m.comp.born = time.Time{}             // the test clock stands still: no key is typeahead
+	h.m.term = termEnv{lookPath: noProgram} // never the real clipboard
 	t.Cleanup(h.m.shutdown)
 	h.size(80, 24)
 	return h
@@ -281,3 +283,6 @@ func contains(t *testing.T, s string, parts ...string) {
 		}
 	}
 }
+
+// noProgram finds no program: tests never run the real clipboard tools.
+func noProgram(name string) (string, error) { return "", exec.ErrNotFound }

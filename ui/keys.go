@@ -32,7 +32,7 @@ type keyMap struct {
 func defaultKeyMap() keyMap {
 	return keyMap{
 		Send:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send · steer while busy")),
-		Newline:       key.NewBinding(key.WithKeys("shift+enter", "ctrl+j"), key.WithHelp("shift+enter/ctrl+j", "newline")),
+		Newline:       key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"), key.WithHelp("shift+enter/ctrl+j", "newline (also alt+enter, or \\ then enter)")),
 		Tab:           key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete · queue while busy")),
 		Esc:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "interrupt · clear input · deny/close a dialog")),
 		CtrlC:         key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "interrupt · clear · twice quits")),
@@ -41,8 +41,8 @@ func defaultKeyMap() keyMap {
 		PageUp:        key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll transcript")),
 		PageDown:      key.NewBinding(key.WithKeys("pgdown")),
 		ToggleThought: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "show/hide reasoning")),
-		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse capture on/off (off: select text)")),
-		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G q)")),
+		ToggleMouse:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "mouse on/off (on: a drag copies; off: the terminal selects)")),
+		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G y c q)")),
 		FocusLane:     key.NewBinding(key.WithKeys("ctrl+up", "ctrl+down"), key.WithHelp("ctrl+↑/↓", "focus a running tool · x stops only it · esc unfocus")),
 		Approvals:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "approvals: ask → auto-edit → read-only")),
 	}
@@ -70,6 +70,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if !key.Matches(msg, k.CtrlC) {
 		m.ui.lastCtrlC = time.Time{}
+	}
+	if m.pager != nil && m.pager.overModal {
+		return m.pagerKey(msg) // opened from a dialog, over it
 	}
 	if m.modalOpen() {
 		return m.handleModalKey(msg)
@@ -194,7 +197,7 @@ func (m *Model) toggleMouse() tea.Cmd {
 	m.ui.mouse = !m.ui.mouse
 	m.chromeDirty = true
 	if m.ui.mouse {
-		return m.setHint("mouse capture on: wheel scrolls", 3*time.Second)
+		return m.setHint("mouse capture on: wheel scrolls, a drag selects and copies", 3*time.Second)
 	}
 	return m.setHint("mouse capture off: select text freely · ctrl+s turns it back on", 4*time.Second)
 }

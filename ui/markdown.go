@@ -62,7 +62,8 @@ func (md *markdown) renderAt(text string, w int) []string {
 }
 
 // tidyLines splits glamour output, strips the padding after each line
-// (closing any style left open), hard-wraps lines wider than w (code) and
+// (closing any style left open), wraps lines wider than w (code) keeping
+// their indentation, and
 // drops blank lines at both ends.
 func tidyLines(s string, w int) []string {
 	raw := strings.Split(s, "\n")
@@ -73,7 +74,7 @@ func tidyLines(s string, w int) []string {
 			t += "\x1b[m"
 		}
 		if ansi.StringWidth(t) > w {
-			out = append(out, strings.Split(ansi.Hardwrap(t, w, true), "\n")...)
+			out = append(out, wrapKeepIndent(t, w)...)
 			continue
 		}
 		out = append(out, t)

@@ -68,6 +68,10 @@ func (m *Model) handleModalKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleReasoning()
 	case key.Matches(msg, k.ToggleMouse):
 		return m.toggleMouse()
+	case key.Matches(msg, k.Pager) && m.dialog() != nil:
+		cmd := m.openPager()
+		m.pager.overModal = true // q brings the question back
+		return cmd
 	}
 	if m.dialog() != nil {
 		return m.dialogKey(msg)

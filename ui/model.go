@@ -37,6 +37,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -56,6 +57,7 @@ type Model struct {
 	cancel context.CancelFunc
 	clock  func() time.Time
 	keys   keyMap
+	term   termEnv // the multiplexer and display servers around us
 
 	look  look
 	width int
@@ -69,6 +71,8 @@ type Model struct {
 	ui    uiState
 	modal modalState // approval and clarify dialogs, session picker
 	pager *pager     // the full-screen transcript reader (ctrl+t), nil when closed
+	sel   selection  // a mouse drag over the transcript
+	focus focusState // the terminal's focus reports, for notifications
 
 	// rw is the /rewind list and the /diff view.
 	rw rewindState
@@ -133,11 +137,11 @@ func newModel(parent context.Context, opts Options) *Model {
 	}
 	m := &Model{
 		opts: opts, agent: opts.Agent, events: opts.Events,
-		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(),
+		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(), term: readTermEnv(),
 		tr:   newTranscript(),
 		comp: newComposerWith(opts.InputHistory, clock()),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
-		ui:   uiState{mouse: true},
+		ui:   uiState{mouse: !opts.MouseOff},
 	}
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()
@@ -186,11 +190,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		return m.setBackground(msg.IsDark())
 	case tea.KeyPressMsg:
+		m.clearSelection()
 		return m.handleKey(msg)
 	case tea.PasteMsg:
 		return m.handlePaste(msg.Content)
 	case tea.MouseWheelMsg:
 		return m.handleWheel(msg)
+	case tea.MouseClickMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseClick(msg) })
+	case tea.MouseMotionMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseMotion(msg) })
+	case tea.MouseReleaseMsg:
+		return m.inTranscript(func() tea.Cmd { return m.handleMouseRelease(msg) })
 	case eventsMsg:
 		return m.handleEvents(msg)
 	case turnFailedMsg:
@@ -209,6 +220,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleDialogSettled(msg)
 	case diffReadyMsg:
 		return m.handleDiffReady(msg)
+	case tea.FocusMsg:
+		m.focus.known, m.focus.focused = true, true
+	case tea.BlurMsg:
+		m.focus.known, m.focus.focused = true, false
+	case notifyDoneMsg:
+		return m.handleNotifyDone(msg)
+	case shellOutputMsg:
+		return m.handleShellOutput(msg)
+	case shellDoneMsg:
+		return m.handleShellDone(msg)
+	case copiedMsg:
+		return m.handleCopied(msg)
 	case initialPromptMsg:
 		return m.startTurn(msg.text)
 	}
@@ -218,6 +241,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // sync rebuilds stale cached parts of the screen. Streaming deltas mark
 // nothing stale (the frame tick flushes them), so they cost almost nothing.
 func (m *Model) sync() {
+	if m.chromeDirty && m.pager != nil {
+		m.renderPager() // its status line shows the hints
+	}
 	if m.chromeDirty || m.inputDirty {
 		if m.chromeDirty {
 			m.renderChrome()
@@ -232,7 +258,21 @@ func (m *Model) sync() {
 	if m.trDirty {
 		m.trDirty = false
 		m.tr.refresh(m.renderCtx())
+		if m.sel.shown {
+			lines := strings.Split(m.tr.view, "\n")
+			m.highlight(lines)
+			m.tr.view = strings.Join(lines, "\n")
+		}
 	}
+}
+
+// inTranscript runs a mouse handler unless the pager covers the
+// transcript.
+func (m *Model) inTranscript(f func() tea.Cmd) tea.Cmd {
+	if m.pager != nil {
+		return nil
+	}
+	return f()
 }
 
 // resize records the terminal size and re-wraps everything.

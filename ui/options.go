@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"talaria/loop"
@@ -102,6 +103,19 @@ type Options struct {
 	// Sandbox is the sandbox mode the status line shows ("" or "off":
 	// none).
 	Sandbox string
+
+	// PrintOnExit is display.print_on_exit: after the program leaves the
+	// alternate screen, [Run] prints the last turn ("last" or ""), the
+	// whole transcript ("all") or nothing ("none") to ExitOutput.
+	PrintOnExit string
+	// ExitOutput receives what PrintOnExit prints; nil means os.Stdout.
+	ExitOutput io.Writer
+	// MouseOff leaves the mouse to the terminal from the start
+	// (display.mouse: false); Ctrl+S still toggles it.
+	MouseOff bool
+	// Notify configures desktop notifications when a long turn ends or a
+	// question waits (the notifications section).
+	Notify NotifyOptions
 
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time

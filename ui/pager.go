@@ -19,14 +19,21 @@ type pager struct {
 	kinds []lineKind // of text
 	// wrappedKinds are the kinds of lines.
 	wrappedKinds []lineKind
-	width        int
-	top          int
-	query        string
-	typing       bool // the search prompt is open
-	input        string
-	matches      []int // wrapped lines holding the query
-	cur          int   // index into matches
-	view         string
+	// blocks gives each line of text the block it belongs to (a message
+	// or a tool call), codes its fenced code block in an answer (-1:
+	// none); srcOf maps a line of lines to its line of text.
+	blocks, codes, srcOf []int
+	width                int
+	top                  int
+	query                string
+	typing               bool // the search prompt is open
+	input                string
+	matches              []int // wrapped lines holding the query
+	cur                  int   // index into matches
+	// overModal marks a pager opened from a dialog (ctrl+t there): it
+	// shows over the dialog, which comes back when it closes.
+	overModal bool
+	view      string
 }
 
 // lineKind styles a pager line.
@@ -56,6 +63,8 @@ func (m *Model) openPager() tea.Cmd {
 // huge text costs one pass: its lines are substrings of it, and only
 // those that are not plain ASCII are sanitized (and copied).
 func (m *Model) pagerSnapshot(p *pager) {
+	block := 0
+	var answers []int // the blocks that are answers (markdown)
 	add := func(kind lineKind, text string) {
 		n := strings.Count(text, "\n") + 1
 		p.text, p.kinds = slices.Grow(p.text, n), slices.Grow(p.kinds, n)
@@ -69,6 +78,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 				line = strings.ReplaceAll(sanitize(line), "\t", "    ")
 			}
 			p.text, p.kinds = append(p.text, line), append(p.kinds, kind)
+			p.blocks = append(p.blocks, block)
 			if i < 0 {
 				return
 			}
@@ -84,6 +94,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 			}
 			add(kindHead, prefix+it.text)
 		case *assistantItem:
+			answers = append(answers, block)
 			add(kindText, it.text())
 		case *reasoningItem:
 			add(kindLabel, "∴ reasoning")
@@ -94,10 +105,38 @@ func (m *Model) pagerSnapshot(p *pager) {
 			for _, s := range it.segments {
 				for _, c := range s.calls {
 					c.pagerLines(add)
+					block++
 				}
 			}
 		}
 		p.text, p.kinds = append(p.text, ""), append(p.kinds, kindText)
+		p.blocks = append(p.blocks, -1)
+		block++
+	}
+	p.markCode(answers)
+}
+
+// markCode numbers the fenced code blocks of the answers' lines.
+func (p *pager) markCode(answers []int) {
+	p.codes = make([]int, len(p.text))
+	code, in, open := 0, false, -1
+	for i, l := range p.text {
+		p.codes[i] = -1
+		if !slices.Contains(answers, p.blocks[i]) {
+			in = false
+			continue
+		}
+		t := strings.TrimSpace(l)
+		fence := strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+		switch {
+		case fence && in && p.blocks[i] == open:
+			in = false
+		case fence:
+			in, open = true, p.blocks[i]
+			code++
+		case in:
+			p.codes[i] = code
+		}
 	}
 }
 
@@ -165,29 +204,50 @@ func (p *pager) layout(width int) {
 	p.width = width
 	p.lines = slices.Grow(p.lines[:0], len(p.text))
 	kinds := slices.Grow(p.wrappedKinds[:0], len(p.text))
+	p.srcOf = p.srcOf[:0]
 	for i, l := range p.text {
 		n := len(p.lines)
 		p.lines = wrapPagerLine(p.lines, l, max(1, width))
 		for range len(p.lines) - n {
 			kinds = append(kinds, p.kinds[i])
+			p.srcOf = append(p.srcOf, i)
 		}
 	}
 	p.wrappedKinds = kinds
 	p.search()
 }
 
-// wrapPagerLine appends line l hard-wrapped to width. Plain ASCII (most
-// text, and all of a huge generated answer) is cut into substrings
-// without copying; anything else goes through ansi.Hardwrap.
+// wrapPagerLine appends line l wrapped to width at word boundaries,
+// continuation lines indented like l. Plain ASCII (most text, and all of
+// a huge generated answer) is cut into substrings without copying, but
+// for the indentation of continuation lines; anything else goes through
+// wrapKeepIndent.
 func wrapPagerLine(out []string, l string, width int) []string {
+	if len(l) <= width && (plainASCII(l) || ansi.StringWidth(l) <= width) {
+		return append(out, l)
+	}
 	if !plainASCII(l) {
-		return append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+		return append(out, wrapKeepIndent(l, width)...)
 	}
-	for len(l) > width {
-		out = append(out, l[:width])
-		l = l[width:]
+	indent := len(l) - len(strings.TrimLeft(l, " "))
+	if indent > width/3 {
+		indent = 0
 	}
-	return append(out, l)
+	pad, room := "", width
+	for len(l) > room {
+		cut := strings.LastIndexByte(l[:room+1], ' ')
+		next := cut + 1
+		if cut <= 0 || strings.TrimLeft(l[:cut], " ") == "" {
+			cut, next = room, room // one word longer than the line
+		}
+		out = append(out, pad+l[:cut])
+		l = strings.TrimLeft(l[next:], " ")
+		pad, room = strings.Repeat(" ", indent), width-indent
+	}
+	if l != "" {
+		out = append(out, pad+l)
+	}
+	return out
 }
 
 // plainASCII reports whether every byte of s is a printable ASCII
@@ -279,6 +339,10 @@ func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	rows := m.pagerRows()
 	switch k {
+	case "y":
+		return m.pagerCopy(false)
+	case "c":
+		return m.pagerCopy(true)
 	case "q", "esc", "ctrl+t":
 		m.pager = nil
 		m.trDirty, m.chromeDirty = true, true
@@ -370,7 +434,10 @@ func (m *Model) renderPager() {
 				pos += fmt.Sprintf(" · %q %d/%d", p.query, p.cur+1, len(p.matches))
 			}
 		}
-		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · q close", m.width, "…"))
+		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · y/c copy · q close", m.width, "…"))
+		if m.ui.hint != "" {
+			status = st.Warning.Render(ansi.Truncate(m.ui.hint, m.width, "…"))
+		}
 	}
 	p.view = strings.Join(append(out, status), "\n")
 }

@@ -12,8 +12,9 @@ import (
 // ctx ends. Turns run under a context derived from ctx. A turn still
 // running is interrupted, and the context passed to Agent.Start is
 // cancelled, before Run returns, and Options.Dialogs is
-// closed: questions still waiting get [ErrDialogsClosed]. NO_COLOR in the
-// environment turns colours off.
+// closed: questions still waiting get [ErrDialogsClosed]. Then, back on
+// the normal screen, it prints what Options.PrintOnExit asks for. NO_COLOR
+// in the environment turns colours off.
 func Run(ctx context.Context, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
@@ -28,6 +29,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if err == nil {
+		m.printOnExit()
 	}
 	return err
 }

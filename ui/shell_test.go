@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"talaria/tools"
 )
@@ -25,7 +28,7 @@ func (s *shellFake) Shell(_ context.Context, command string) (tools.Result, erro
 }
 
 // TestBangRunsShellAndFeedsNextMessage: !cmd runs through the agent's
-// Shell (which asks for approval), shows the output, and the next message
+// Shell (no approval: the user typed it), shows the output, and the next message
 // carries it to the model.
 func TestBangRunsShellAndFeedsNextMessage(t *testing.T) {
 	sf := &shellFake{res: tools.Result{Output: "main.go\nREADME.md\n"}}
@@ -70,4 +73,49 @@ func TestBangRefusedDuringTurn(t *testing.T) {
 		t.Fatal("the shell ran during a turn")
 	}
 	contains(t, h.screen(), "!ls refused: a turn is running")
+}
+
+// liveShell writes its output live, then waits for release.
+type liveShell struct {
+	*fakeAgent
+	release chan struct{}
+}
+
+func (s *liveShell) Shell(ctx context.Context, command string) (tools.Result, error) {
+	if w := tools.Output(ctx); w != nil {
+		_, _ = w.Write([]byte("compiling…\n"))
+	}
+	<-s.release
+	return tools.Result{Output: "compiling…\nok  talaria 0.1s\n"}, nil
+}
+
+// TestBangShowsOutputLive: a running !cmd has a lane whose output shows
+// while it runs; at its end the card settles and the output is kept for
+// the next message.
+func TestBangShowsOutputLive(t *testing.T) {
+	ls := &liveShell{release: make(chan struct{})}
+	h := newHarness(t)
+	ls.fakeAgent = h.agent
+	h.m.agent = ls
+	h.typeText("!go test")
+	// The command itself blocks until release: its output arrives first.
+	msgs := execCmdWait(func() tea.Msg { _, c := h.m.Update(keyMsg("enter")); return c() }, 2*time.Second)
+	var done tea.Cmd
+	for _, msg := range msgs {
+		if o, ok := msg.(shellOutputMsg); ok {
+			_, done = h.m.Update(o)
+		}
+	}
+	contains(t, h.screen(), "! go test", "│ compiling…")
+	if strings.Contains(h.screen(), "goes to the model") {
+		t.Fatal("settled before the command ended")
+	}
+	close(ls.release)
+	for _, msg := range execCmdWait(done, 5*time.Second) {
+		h.send(msg)
+	}
+	contains(t, h.screen(), "✓ ! go test", "│ ok  talaria 0.1s", "goes to the model with your next message")
+	if len(h.m.comp.shellOut) != 1 {
+		t.Errorf("kept %d outputs", len(h.m.comp.shellOut))
+	}
 }

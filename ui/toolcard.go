@@ -55,6 +55,8 @@ type toolCall struct {
 	focused bool
 	// awaiting marks the queued call whose approval is on screen.
 	awaiting bool
+	// user marks the user's own !cmd: its card shows more output.
+	user bool
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -242,7 +244,7 @@ func (c *toolCall) preview(rc *renderCtx, indent string) []string {
 		// An error reads from its start; wrap it rather than cut it.
 		var wrapped []string
 		for _, l := range all {
-			wrapped = append(wrapped, strings.Split(ansi.Hardwrap(strings.ReplaceAll(l, "\t", "    "), w, true), "\n")...)
+			wrapped = append(wrapped, wrapKeepIndent(strings.ReplaceAll(l, "\t", "    "), w)...)
 		}
 		if len(wrapped) <= limit {
 			return c.gutter(rc, indent, wrapped, 0, diff)
@@ -264,6 +266,9 @@ func (c *toolCall) preview(rc *renderCtx, indent string) []string {
 		n = defaultLiveLines
 	}
 	n = max(n, previewLines)
+	if c.user {
+		n = shellShownLines
+	}
 	if len(all) <= n+1 {
 		return c.gutter(rc, indent, all, 0, false)
 	}
@@ -274,7 +279,7 @@ func (c *toolCall) preview(rc *renderCtx, indent string) []string {
 // its start: commands, processes, children and anything that streamed.
 func (c *toolCall) tails() bool {
 	switch c.name {
-	case "terminal", "process", "delegate_task":
+	case "terminal", "process", "delegate_task", "!":
 		return true
 	}
 	return c.live.total() > 0
@@ -335,7 +340,7 @@ func previewKey(name string) []string {
 		return []string{"path"}
 	case "search_files":
 		return []string{"pattern", "path"}
-	case "terminal":
+	case "terminal", "!":
 		return []string{"command"}
 	case "process":
 		return []string{"action", "id"}

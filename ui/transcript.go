@@ -60,6 +60,8 @@ type transcript struct {
 	topLine int // line within the anchor item
 	view    string
 	hasLive bool // a live item is in the window
+	// rows says which item line each row of view shows (for the mouse).
+	rows []rowRef
 }
 
 func newTranscript() *transcript {
@@ -155,7 +157,38 @@ func (t *transcript) refresh(rc *renderCtx) {
 	for len(out) < t.height {
 		out = append(out, "")
 	}
+	t.mapRows(rc)
 	t.view = strings.Join(out, "\n")
+}
+
+// mapRows records which item line each row of the window shows.
+func (t *transcript) mapRows(rc *renderCtx) {
+	top, topLine := t.top, t.topLine
+	if t.follow {
+		top, topLine = t.bottomAnchor(rc)
+	}
+	t.rows = t.rows[:0]
+	for i, skip := top, topLine; i < len(t.entries) && len(t.rows) < t.height; i, skip = i+1, 0 {
+		n := len(t.visibleLines(i, rc))
+		for l := skip; l < n && len(t.rows) < t.height; l++ {
+			t.rows = append(t.rows, rowRef{i, l})
+		}
+	}
+	for len(t.rows) < t.height {
+		t.rows = append(t.rows, rowRef{entry: -1})
+	}
+}
+
+// bottomAnchor is the anchor of the window that ends at the bottom.
+func (t *transcript) bottomAnchor(rc *renderCtx) (top, topLine int) {
+	n := 0
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		n += len(t.visibleLines(i, rc))
+		if n >= t.height {
+			return i, n - t.height
+		}
+	}
+	return 0, 0
 }
 
 // windowFromBottom collects the last height lines.
@@ -199,15 +232,7 @@ func (t *transcript) windowFromAnchor(rc *renderCtx) []string {
 
 // anchorFromBottom converts the following position into an anchor.
 func (t *transcript) anchorFromBottom(rc *renderCtx) {
-	n := 0
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		n += len(t.visibleLines(i, rc))
-		if n >= t.height {
-			t.top, t.topLine = i, n-t.height
-			return
-		}
-	}
-	t.top, t.topLine = 0, 0
+	t.top, t.topLine = t.bottomAnchor(rc)
 }
 
 // scrollUp moves the window up n lines; it stops following.

@@ -15,13 +15,14 @@ func (m *Model) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
 	v.WindowTitle = m.windowTitle()
+	v.ReportFocus = m.opts.Notify.Mode != NotifyNever
 	if m.ui.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
 	if m.width == 0 || m.high == 0 {
 		return v
 	}
-	if m.pager != nil && !m.modalOpen() {
+	if m.pager != nil && (!m.modalOpen() || m.pager.overModal) {
 		return m.pagerView()
 	}
 	parts := make([]string, 0, 5)

@@ -43,6 +43,9 @@ type Switcher struct {
 	// chosen is the approvals mode the user set (Shift+Tab, /approvals),
 	// carried over to the next session; "" until they do.
 	chosen tools.ApprovalMode
+	// model is the provider and model /model chose ("" until then):
+	// /new opens the next session with them.
+	model struct{ provider, name string }
 }
 
 // NewSwitcher returns a switcher that opens sessions with flags f under
@@ -92,6 +95,11 @@ func (w *Switcher) Open() (*Session, error) {
 func (w *Switcher) New() (*Session, error) {
 	f := w.flags
 	f.Continue, f.Resume = false, ""
+	w.mu.Lock()
+	if w.model.name != "" || w.model.provider != "" {
+		f.Overrides.Provider, f.Overrides.Model = w.model.provider, w.model.name
+	}
+	w.mu.Unlock()
 	return w.Switch(f)
 }
 
@@ -182,6 +190,7 @@ func (w *Switcher) SetModel(ctx context.Context, spec string) (config.Backend, e
 	backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	w.mu.Lock()
 	s.Backend = backend
+	w.model.provider, w.model.name = backend.Provider, backend.Model
 	w.mu.Unlock()
 	return backend, w.saveBackend(s, backend)
 }

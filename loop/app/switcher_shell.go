@@ -2,15 +2,35 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 
+	"talaria/loop"
 	"talaria/tools"
 )
 
-// Shell runs the TUI's !cmd on the current session (see loop.Agent.Shell).
+// Shell runs the TUI's !cmd on the current session: the terminal tool in
+// the session's working directory, with its environment and sandbox, and
+// without an approval (the user typed the command). Live output goes to
+// tools.Output(ctx). It is refused (loop.ErrBusy) while a turn runs.
 func (w *Switcher) Shell(ctx context.Context, command string) (tools.Result, error) {
-	a := w.agent()
-	if a == nil {
+	s := w.Current()
+	if s == nil || s.Agent == nil {
 		return tools.Result{}, ErrNoSession
 	}
-	return a.Shell(ctx, command)
+	if s.tools == nil { // a session without its own toolset (the demo)
+		return s.Agent.Shell(ctx, command)
+	}
+	if s.Agent.Busy() {
+		return tools.Result{}, loop.ErrBusy
+	}
+	tl, ok := s.tools.registry.Get("terminal")
+	if !ok {
+		return tools.Result{}, loop.ErrNoTerminal
+	}
+	args, err := json.Marshal(map[string]string{"command": command})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	env := s.tools.env
+	return tl.Run(ctx, &env, args), nil
 }

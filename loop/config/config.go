@@ -33,7 +33,8 @@ type Config struct {
 	Hooks              Hooks                `yaml:"hooks"`
 	Permissions        Permissions          `yaml:"permissions"`
 	// TrustedProjects lists the project folders whose own settings apply.
-	TrustedProjects []string `yaml:"trusted_projects"`
+	TrustedProjects []string      `yaml:"trusted_projects"`
+	Notifications   Notifications `yaml:"notifications"`
 }
 
 // Model selects one provider backend (also used for each fallback entry).
@@ -106,6 +107,27 @@ type Display struct {
 	BusyInputMode string `yaml:"busy_input_mode"`
 	// LiveLines is how many output lines a running tool's lane shows.
 	LiveLines int `yaml:"live_lines"`
+	// PrintOnExit is what the TUI prints to the normal screen when it
+	// quits: last (the last turn), all (the whole transcript) or none.
+	PrintOnExit string `yaml:"print_on_exit"`
+	// Mouse nil or true lets the TUI take the mouse (wheel, drag to
+	// select and copy); false leaves it to the terminal.
+	Mouse *bool `yaml:"mouse"`
+}
+
+// Notifications configures the TUI's desktop notifications: OSC 9, OSC
+// 777 and BEL, and an optional command.
+type Notifications struct {
+	// When lists the occasions: turn_end, approval, clarify; empty means
+	// all three.
+	When []string `yaml:"when"`
+	// Mode is unfocused (only while the terminal reports it lost focus, or
+	// when it never reports focus), always, or never.
+	Mode string `yaml:"mode"`
+	// MinSeconds is how long a turn must have run for its end to notify.
+	MinSeconds int `yaml:"min_seconds"`
+	// Command, when set, runs with one JSON argument like Codex's notify.
+	Command []string `yaml:"command"`
 }
 
 // MCPServer is one MCP server: a stdio command or a streamable-HTTP URL.
@@ -142,11 +164,12 @@ func Default() Config {
 			WarnAfter:       Thresholds{ExactFailure: 2, SameToolFailure: 3, IdempotentNoProgress: 2},
 			HardStopAfter:   Thresholds{ExactFailure: 5, SameToolFailure: 8, IdempotentNoProgress: 5},
 		},
-		Delegation:  Delegation{MaxIterations: 50},
-		Compression: Compression{Enabled: true, Threshold: 0.50},
-		Display:     Display{Theme: "", BusyInputMode: "steer", LiveLines: 5},
-		Sandbox:     Sandbox{Mode: "off"},
-		Checkpoints: DefaultCheckpoints(),
+		Delegation:    Delegation{MaxIterations: 50},
+		Compression:   Compression{Enabled: true, Threshold: 0.50},
+		Display:       Display{Theme: "", BusyInputMode: "steer", LiveLines: 5, PrintOnExit: "last"},
+		Notifications: Notifications{Mode: "unfocused", MinSeconds: 10},
+		Sandbox:       Sandbox{Mode: "off"},
+		Checkpoints:   DefaultCheckpoints(),
 	}
 }
 

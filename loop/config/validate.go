@@ -85,6 +85,12 @@ func Validate(cfg *Config, file string) error {
 	if n := cfg.Display.LiveLines; n < 0 || n > 64 {
 		return bad("display.live_lines", fmt.Sprintf("must be between 0 and 64, got %d", n))
 	}
+	if err := oneOf("display.print_on_exit", cfg.Display.PrintOnExit, []string{"last", "all", "none"}, bad); err != nil {
+		return err
+	}
+	if err := validateNotifications(cfg.Notifications, bad); err != nil {
+		return err
+	}
 	for name, s := range cfg.MCPServers {
 		key := "mcp_servers." + name
 		if (s.Command == "") == (s.URL == "") {
@@ -160,4 +166,23 @@ func oneOf(key, val string, allowed []string, bad func(string, string) error) er
 		return nil
 	}
 	return bad(key, fmt.Sprintf("%q is not one of %s", val, strings.Join(allowed, " | ")))
+}
+
+// validateNotifications checks the notifications section.
+func validateNotifications(n Notifications, bad func(string, string) error) error {
+	for _, w := range n.When {
+		if err := oneOf("notifications.when", w, []string{"turn_end", "approval", "clarify"}, bad); err != nil {
+			return err
+		}
+	}
+	if err := oneOf("notifications.mode", n.Mode, []string{"unfocused", "always", "never"}, bad); err != nil {
+		return err
+	}
+	if n.MinSeconds < 0 {
+		return bad("notifications.min_seconds", fmt.Sprintf("must be 0 or more, got %d", n.MinSeconds))
+	}
+	if len(n.Command) > 0 && n.Command[0] == "" {
+		return bad("notifications.command", "the program name is empty")
+	}
+	return nil
 }

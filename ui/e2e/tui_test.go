@@ -30,7 +30,21 @@ func buildBinary(t *testing.T) string {
 
 func start(t *testing.T, bin string, srv *pt.Server) *screen {
 	t.Helper()
+	return startWith(t, bin, srv, "")
+}
+
+// startWith starts talaria with config as its config.yaml ("" for none).
+func startWith(t *testing.T, bin string, srv *pt.Server, config string) *screen {
+	t.Helper()
 	home, cwd := t.TempDir(), t.TempDir()
+	if config != "" {
+		if err := os.MkdirAll(filepath.Join(home, ".talaria"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".talaria", "config.yaml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	name := fmt.Sprintf("talaria-e2e-%d", time.Now().UnixNano())
 	cmd := fmt.Sprintf("cd %s && env -i PATH=%q HOME=%s TERM=xterm-256color NO_COLOR=1 TALARIA_HOME=%s OPENAI_API_KEY=sk-test OPENAI_BASE_URL=%s %s; sleep 60",
 		cwd, os.Getenv("PATH"), home, filepath.Join(home, ".talaria"), srv.URL(), bin)
