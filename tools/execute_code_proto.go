@@ -69,7 +69,11 @@ func parseExecRequest(line []byte) (execRequest, error) {
 	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
 		return execRequest{}, errors.New(`request needs "args" as a JSON object of the tool's arguments`)
 	}
-	req.Args = json.RawMessage(args)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, args); err != nil {
+		return execRequest{}, fmt.Errorf("request arguments: %v", err)
+	}
+	req.Args = json.RawMessage(compact.Bytes())
 	return req, nil
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,9 +99,111 @@ print("finished all")
 
 func TestExecuteCodeTimeoutKills(t *testing.T) {
 	tool, env := execTool(t, t.TempDir())
-	tool.Timeout = time.Second
-	res := runScript(t, tool, env, "print('start', flush=True)\nwhile True:\n    pass\n")
-	if !res.IsError || !strings.Contains(res.Output, "timed out") || !strings.Contains(res.Output, "start") {
+	tool.Timeout = 2 * time.Second
+	res := runScript(t, tool, env, "while True:\n    pass\n")
+	if !res.IsError || !strings.Contains(res.Output, "timed out after 2s") {
 		t.Fatalf("output: %s", res.Output)
+	}
+}
+
+// TestExecuteCodeOddToolNames: an MCP-style tool whose name and parameter
+// are not Python identifiers is callable with a dict of its arguments;
+// the generated module compiles with every description quoted safely.
+func TestExecuteCodeOddToolNames(t *testing.T) {
+	tool, env := execTool(t, t.TempDir())
+	tool.Registry.Register(fakeSchemaTool{name: "srv__get-item", schema: `{"type":"object","properties":{"from":{"type":"string"}}}`})
+	res := runScript(t, tool, env, `from talaria_tools import *
+print(srv__get_item({"from": "x"}))
+print(srv__get_item.__doc__.splitlines()[0])
+`)
+	if res.IsError || !strings.Contains(res.Output, `srv__get-item {"from":"x"}`) || !strings.Contains(res.Output, `a "quoted"`) {
+		t.Fatalf("output: %s", res.Output)
+	}
+}
+
+// TestExecuteCodeApprovalModes: the call itself is approved like a
+// command whose effect cannot be judged: asked in ask and auto-edit
+// (refused headless), refused in read-only, allowed under yolo.
+func TestExecuteCodeApprovalModes(t *testing.T) {
+	args := `{"code":"print(1)"}`
+	for mode, want := range map[ApprovalMode]string{
+		ApprovalAsk: "needs the user's approval", ApprovalAutoEdit: "needs the user's approval",
+		ApprovalReadOnly: "the session is read-only", ApprovalYolo: "",
+	} {
+		a := NewApprover(mode, nil)
+		a.Tools = NewRegistry(ExecuteCodeTool{})
+		ok, denial := a.Check(context.Background(), "execute_code", args)
+		if want == "" {
+			if !ok {
+				t.Errorf("%s: refused: %s", mode, denial.Output)
+			}
+			continue
+		}
+		if ok || !strings.Contains(denial.Output, want) {
+			t.Errorf("%s: allowed=%v %q", mode, ok, denial.Output)
+		}
+		asked := false
+		a = NewApprover(mode, func(context.Context, ApprovalRequest) (ApprovalDecision, error) {
+			asked = true
+			return ApprovalDecision{Allow: true}, nil
+		})
+		a.Tools = NewRegistry(ExecuteCodeTool{})
+		ok, _ = a.Check(context.Background(), "execute_code", args)
+		if mode != ApprovalReadOnly && (!asked || !ok) {
+			t.Errorf("%s: not asked (asked=%v ok=%v)", mode, asked, ok)
+		}
+	}
+}
+
+// BenchmarkExecuteCodeInnerCall is one read_file call made from a script
+// (the script makes b.N of them; its start-up is spread over them).
+// Compare with BenchmarkExecuteCodeDirectCall: the difference is the
+// per-call overhead of the channel.
+func BenchmarkExecuteCodeInnerCall(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	py := FindPython()
+	if py == "" {
+		b.Skip("python3 is not on PATH")
+	}
+	reg := NewRegistry(Builtins()...)
+	tool := ExecuteCodeTool{Python: py, Registry: reg, Timeout: 10 * time.Minute, MaxInnerCalls: b.N + 1}
+	env := &Env{Cwd: dir}
+	env.CallTool = func(ctx context.Context, name, args string) Result { return reg.Call(ctx, env, name, args) }
+	code, _ := json.Marshal(map[string]string{"code": fmt.Sprintf("from talaria_tools import *\nfor _ in range(%d):\n    read_file('a.txt')\n", b.N)})
+	b.ResetTimer()
+	res := tool.Run(context.Background(), env, code)
+	if res.IsError {
+		b.Fatal(res.Output)
+	}
+}
+
+// BenchmarkExecuteCodeDirectCall is the same read_file call made directly.
+func BenchmarkExecuteCodeDirectCall(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	reg := NewRegistry(Builtins()...)
+	env := &Env{Cwd: dir}
+	for b.Loop() {
+		if r := reg.Call(context.Background(), env, "read_file", `{"path":"a.txt"}`); r.IsError {
+			b.Fatal(r.Output)
+		}
+	}
+}
+
+// BenchmarkExecuteCodeStartup is a script that makes no call: the fixed
+// cost of one execute_code call (python3's start-up included).
+func BenchmarkExecuteCodeStartup(b *testing.B) {
+	py := FindPython()
+	if py == "" {
+		b.Skip("python3 is not on PATH")
+	}
+	tool := ExecuteCodeTool{Python: py, Registry: NewRegistry(Builtins()...)}
+	env := &Env{Cwd: b.TempDir()}
+	code, _ := json.Marshal(map[string]string{"code": "from talaria_tools import *\n"})
+	for b.Loop() {
+		if r := tool.Run(context.Background(), env, code); r.IsError {
+			b.Fatal(r.Output)
+		}
 	}
 }

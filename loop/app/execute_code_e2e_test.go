@@ -118,7 +118,7 @@ func TestExecuteCodeRefundE2E(t *testing.T) {
 func TestExecuteCodeTimeoutE2E(t *testing.T) {
 	needPython(t)
 	home, cwd := t.TempDir(), t.TempDir()
-	writeConfig(t, home, "tools:\n  execute_code:\n    timeout: 2s\n")
+	writeConfig(t, home, "tools:\n  execute_code:\n    timeout: 5s\n")
 	srv := pt.New(t)
 	pidFile := filepath.Join(cwd, "child.pid")
 	srv.Push(pt.ToolCalls(execCall("x1", fmt.Sprintf(`import subprocess
@@ -133,7 +133,7 @@ while True:
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	res := toolResults(t, srv)
-	if len(res) != 1 || !strings.Contains(res[0], "timed out after 2s") || !strings.Contains(res[0], "looping") {
+	if len(res) != 1 || !strings.Contains(res[0], "timed out after 5s") || !strings.Contains(res[0], "looping") {
 		t.Fatalf("result: %q", res)
 	}
 	assertGone(t, pidFile)
