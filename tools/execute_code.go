@@ -86,6 +86,20 @@ func (ExecuteCodeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"The Python 3 script. Start with: from talaria_tools import *"}},"required":["code"],"additionalProperties":false}`)
 }
 
+// execSummary is the approval summary of a script: its size and its
+// first line of code (the dialog shows the whole script from the
+// request's Args).
+func execSummary(code string) string {
+	first := ""
+	for _, l := range strings.Split(code, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "from talaria_tools import") && !strings.HasPrefix(l, "import ") {
+			first = l
+			break
+		}
+	}
+	return fmt.Sprintf("Run a Python script (%s): %s", plural(countLines(code), "line"), clip(first, 200))
+}
+
 // executeCodeArgs are execute_code's arguments.
 type executeCodeArgs struct {
 	Code string `json:"code"`
