@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,7 +126,7 @@ print(srv__get_item.__doc__.splitlines()[0])
 // command whose effect cannot be judged: asked in ask and auto-edit
 // (refused headless), refused in read-only, allowed under yolo.
 func TestExecuteCodeApprovalModes(t *testing.T) {
-	args := `{"code":"print(1)"}`
+	args := `{"code":"from talaria_tools import *\nprint(1)"}`
 	for mode, want := range map[ApprovalMode]string{
 		ApprovalAsk: "needs the user's approval", ApprovalAutoEdit: "needs the user's approval",
 		ApprovalReadOnly: "the session is read-only", ApprovalYolo: "",
@@ -139,7 +140,7 @@ func TestExecuteCodeApprovalModes(t *testing.T) {
 			}
 			continue
 		}
-		if ok || !strings.Contains(denial.Output, want) {
+		if ok || !strings.Contains(denial.Output, want) || !strings.Contains(denial.Output, "Run a Python script (2 lines): print(1)") {
 			t.Errorf("%s: allowed=%v %q", mode, ok, denial.Output)
 		}
 		asked := false
@@ -152,6 +153,16 @@ func TestExecuteCodeApprovalModes(t *testing.T) {
 		if mode != ApprovalReadOnly && (!asked || !ok) {
 			t.Errorf("%s: not asked (asked=%v ok=%v)", mode, asked, ok)
 		}
+	}
+}
+
+// TestExecuteCodeStrictArguments: unknown keys are refused at approval
+// time with the tool's own words, before anything runs.
+func TestExecuteCodeStrictArguments(t *testing.T) {
+	a := NewApprover(ApprovalYolo, nil)
+	ok, denial := a.Check(context.Background(), "execute_code", `{"code":"print(1)","cwd":"/"}`)
+	if ok || !strings.Contains(denial.Output, "execute_code") {
+		t.Fatalf("allowed=%v %q", ok, denial.Output)
 	}
 }
 
@@ -172,10 +183,21 @@ func BenchmarkExecuteCodeInnerCall(b *testing.B) {
 	env.CallTool = func(ctx context.Context, name, args string) Result { return reg.Call(ctx, env, name, args) }
 	code, _ := json.Marshal(map[string]string{"code": fmt.Sprintf("from talaria_tools import *\nfor _ in range(%d):\n    read_file('a.txt')\n", b.N)})
 	b.ResetTimer()
+	cpu := cpuNow()
 	res := tool.Run(context.Background(), env, code)
 	if res.IsError {
 		b.Fatal(res.Output)
 	}
+	b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuNow is the CPU time (user and system) of this process and its
+// reaped children: a figure that the load of the machine does not blur.
+func cpuNow() int64 {
+	var self, kids syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	return self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano()
 }
 
 // BenchmarkExecuteCodeDirectCall is the same read_file call made directly.
@@ -184,11 +206,14 @@ func BenchmarkExecuteCodeDirectCall(b *testing.B) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
 	reg := NewRegistry(Builtins()...)
 	env := &Env{Cwd: dir}
+	cpu, n := cpuNow(), 0
 	for b.Loop() {
 		if r := reg.Call(context.Background(), env, "read_file", `{"path":"a.txt"}`); r.IsError {
 			b.Fatal(r.Output)
 		}
+		n++
 	}
+	b.ReportMetric(float64(cpuNow()-cpu)/float64(n), "cpu-ns/op")
 }
 
 // BenchmarkExecuteCodeStartup is a script that makes no call: the fixed
