@@ -232,3 +232,29 @@ func BenchmarkExecuteCodeStartup(b *testing.B) {
 		}
 	}
 }
+
+// TestExecuteCodeCancelGivesReceipt: cancelling the call (an interrupt,
+// /cancel ID) while the script runs kills it and names the inner calls
+// that ran.
+func TestExecuteCodeCancelGivesReceipt(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x\n"), 0o644)
+	tool, env := execTool(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inner := env.CallTool
+	calls := 0
+	env.CallTool = func(c context.Context, name, args string) Result {
+		r := inner(c, name, args)
+		if calls++; calls == 2 {
+			cancel() // the script is past its second call
+		}
+		return r
+	}
+	args, _ := json.Marshal(map[string]string{"code": "from talaria_tools import *\nread_file('a.txt')\nsearch_files(pattern='x')\nwhile True:\n    pass\n"})
+	res := tool.Run(ctx, env, args)
+	if !res.IsError || !strings.Contains(res.Output, "cancelled after") ||
+		!strings.Contains(res.Output, "Tool calls that ran (2): 1. read_file (ok); 2. search_files (ok)") {
+		t.Fatalf("output: %s", res.Output)
+	}
+}
