@@ -141,6 +141,9 @@ type ToolStarted struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	Segment   int    `json:"segment"`
+	// ParentID is the execute_code call this call was made from ("" for
+	// a call of the model).
+	ParentID string `json:"parent_id,omitempty"`
 }
 
 // ToolCompleted is emitted when a tool call has a result.
@@ -158,6 +161,8 @@ type ToolCompleted struct {
 	Diff string `json:"diff,omitempty"`
 	// Denied marks a call the approval refused (ok is false): it never ran.
 	Denied bool `json:"denied,omitempty"`
+	// ParentID is the execute_code call this call was made from.
+	ParentID string `json:"parent_id,omitempty"`
 }
 
 // ToolOutput is output of a running tool as it appears, coalesced to about
@@ -166,6 +171,8 @@ type ToolOutput struct {
 	Header
 	ID   string `json:"id"`
 	Text string `json:"text"`
+	// ParentID is the execute_code call this call was made from.
+	ParentID string `json:"parent_id,omitempty"`
 }
 
 // CheckpointCreated is emitted after the working tree was recorded, before a

@@ -39,6 +39,8 @@ type batchRun struct {
 	halt  *tools.GuardrailDecision
 	saver *resultSaver
 
+	scripts scriptCalls // the running execute_code call, for its inner calls
+
 	denied map[string]bool // calls the approval refused, by id
 }
 
@@ -84,8 +86,14 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 	run := &batchRun{}
 	exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
 	run.saver = t.newResultSaver(calls, batch, run)
-	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run))
+	env.CallTool = t.innerCaller(run, &env)
+	results := exec.Run(t.ctx, &env, batch, segs, t.hooks(run, ""))
 	run.saver.finish(results)
+	if onlyExecuteCode(calls) {
+		// Programmatic tool calling is a cheap RPC: as in Hermes, it does
+		// not eat the budget (its inner calls never count either).
+		t.refund("execute_code")
+	}
 	if run.halt == nil {
 		return false
 	}
@@ -112,8 +120,10 @@ func (t *turn) emitGuardrail(d tools.GuardrailDecision) {
 }
 
 // hooks connects the executor to guardrails, approvals and events. They run
-// on worker goroutines.
-func (t *turn) hooks(run *batchRun) tools.ExecHooks {
+// on worker goroutines. parent is the execute_code call whose inner call
+// they run ("" for the model's calls): its events carry it, and its result
+// goes back to the script, not into the history.
+func (t *turn) hooks(run *batchRun, parent string) tools.ExecHooks {
 	return tools.ExecHooks{
 		Before: func(_ int, c tools.BatchCall) *tools.Result {
 			if d := t.a.guard.BeforeCall(c.Name, c.Arguments); !d.AllowsExecution() {
@@ -144,7 +154,10 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 			return nil
 		},
 		OnStart: func(seg, _ int, c tools.BatchCall) {
-			t.emit(&ToolStarted{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Segment: seg})
+			if parent == "" && c.Name == executeCodeName {
+				run.scripts.begin(c.ID)
+			}
+			t.emit(&ToolStarted{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Segment: seg, ParentID: parent})
 		},
 		After: func(_ int, c tools.BatchCall, r *tools.Result) {
 			d := t.a.guard.AfterCall(c.Name, c.Arguments, r.Output, r.IsError)
@@ -160,12 +173,18 @@ func (t *turn) hooks(run *batchRun) tools.ExecHooks {
 			}
 		},
 		OnOutput: func(_ int, c tools.BatchCall, text string) {
-			t.emit(&ToolOutput{ID: c.ID, Text: text})
+			t.emit(&ToolOutput{ID: c.ID, Text: text, ParentID: parent})
 		},
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
 				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff,
-				Denied: run.wasDenied(r.ID)})
+				Denied: run.wasDenied(r.ID), ParentID: parent})
+			if parent != "" {
+				return
+			}
+			if r.Name == executeCodeName {
+				run.scripts.end(r.ID)
+			}
 			run.saver.complete(r)
 		},
 	}

@@ -73,6 +73,13 @@ func (a *Approver) classify(toolName, args string) verdict {
 		v.req.Summary = "Kill background process " + strings.TrimSpace(pa.ID)
 		v.key = "process kill"
 		return v
+	case "execute_code": // asked like a command whose effect cannot be judged
+		var ea executeCodeArgs
+		if err := decodeArgs(raw, &ea); err != nil {
+			return invalid(err)
+		}
+		v.req.Summary = execSummary(ea.Code)
+		return v
 	case "write_file":
 		var wa writeFileArgs
 		if err := decodeArgs(raw, &wa); err != nil {

@@ -48,6 +48,11 @@ type Env struct {
 	// returns its summary, for delegate_task. The tool calls it for at
 	// most 3 tasks at once. Nil disables delegation.
 	Delegate func(ctx context.Context, task DelegateTask) DelegateResult
+	// CallTool runs one tool call an execute_code script makes, exactly as
+	// a direct call runs (decoding, hooks, approvals, sandbox, guardrails,
+	// events), and returns its result; the loop sets it for each batch.
+	// Nil: scripts cannot call tools.
+	CallTool func(ctx context.Context, name, args string) Result
 }
 
 // Result is what a tool returns to the model.

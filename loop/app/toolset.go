@@ -78,6 +78,12 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 		return tools.DelegateResult{Err: fmt.Errorf("delegation is not available")}
 	}
 	ts.registry = tools.NewRegistry(tools.AvailableBuiltins(&ts.env)...)
+	if py := tools.FindPython(); py != "" {
+		timeout, calls := cfg.Tools.ExecuteCode.Limits()
+		ts.registry.Register(tools.ExecuteCodeTool{Python: py, Registry: ts.registry, Timeout: timeout, MaxInnerCalls: calls})
+	} else {
+		ts.warnings = append(ts.warnings, "execute_code is not offered: python3 was not found on PATH")
+	}
 	ts.approver = tools.NewApprover(mode, ui.Approve)
 	ts.approver.Tools, ts.approver.Cwd, ts.approver.Home = ts.registry, env.Cwd, home
 	ts.approver.Sandboxed = env.Commands.Sandbox != nil

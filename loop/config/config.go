@@ -32,6 +32,7 @@ type Config struct {
 	Extensions         Extensions           `yaml:"extensions"`
 	Hooks              Hooks                `yaml:"hooks"`
 	Permissions        Permissions          `yaml:"permissions"`
+	Tools              Tools                `yaml:"tools"`
 	// TrustedProjects lists the project folders whose own settings apply.
 	TrustedProjects []string      `yaml:"trusted_projects"`
 	Notifications   Notifications `yaml:"notifications"`

@@ -61,6 +61,9 @@ func Validate(cfg *Config, file string) error {
 	if err := cfg.Checkpoints.validate(bad); err != nil {
 		return err
 	}
+	if err := cfg.Tools.validate(bad); err != nil {
+		return err
+	}
 	if err := validateContain(cfg, bad); err != nil {
 		return err
 	}
