@@ -31,6 +31,7 @@ type Config struct {
 	Checkpoints        Checkpoints          `yaml:"checkpoints"`
 	Extensions         Extensions           `yaml:"extensions"`
 	Hooks              Hooks                `yaml:"hooks"`
+	LSP                LSP                  `yaml:"lsp"`
 	// TrustedProjects lists the project folders whose own settings apply.
 	TrustedProjects []string `yaml:"trusted_projects"`
 }
