@@ -196,6 +196,10 @@ const (
 	classSandboxed
 	// classInvalid is a call whose arguments the tool would refuse.
 	classInvalid
+	// classNetwork reads from the network and changes nothing locally
+	// (web_fetch): not refused by the read-only mode, but asked for (the
+	// session approval covers its domain) in every mode but yolo.
+	classNetwork
 )
 
 // Check decides whether the call of toolName with the raw JSON args may
@@ -214,7 +218,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 		return true, Result{}
 	case mode == ApprovalYolo:
 		return true, Result{}
-	case mode == ApprovalReadOnly && class != classClaimedReadOnly:
+	case mode == ApprovalReadOnly && class != classClaimedReadOnly && class != classNetwork:
 		return false, Errorf("%s was not run: the session is read-only (approvals: read-only, a plan mode): file edits, commands and tools that change things are refused (%s). "+
 			"Continue with read-only tools and describe the changes you would make; the user can switch modes with Shift+Tab or /approvals.", toolName, req.Summary)
 	case req.Protected:
