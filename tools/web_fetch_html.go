@@ -54,6 +54,13 @@ type mdWriter struct {
 	line  strings.Builder
 	lists []listState
 	quote int
+	gen   int // counts line resets
+}
+
+// resetLine starts a new inline block.
+func (w *mdWriter) resetLine() {
+	w.line.Reset()
+	w.gen++
 }
 
 type listState struct {
@@ -64,7 +71,7 @@ type listState struct {
 // flush ends the current inline block.
 func (w *mdWriter) flush() {
 	s := strings.TrimSpace(collapse(w.line.String()))
-	w.line.Reset()
+	w.resetLine()
 	if s != "" {
 		w.block(s)
 	}
@@ -104,7 +111,7 @@ func (w *mdWriter) node(n *html.Node) {
 		level := int(n.Data[1] - '0')
 		w.walk(n)
 		s := strings.TrimSpace(collapse(w.line.String()))
-		w.line.Reset()
+		w.resetLine()
 		if s != "" {
 			w.block(strings.Repeat("#", level) + " " + s)
 		}
@@ -143,8 +150,11 @@ func (w *mdWriter) node(n *html.Node) {
 			w.line.WriteString(tick + s + tick)
 		}
 	case atom.A:
-		start := w.line.Len()
+		start, gen := w.line.Len(), w.gen
 		w.walk(n)
+		if w.gen != gen { // a block inside the link ended the line
+			return
+		}
 		text := strings.TrimSpace(collapse(w.line.String()[start:]))
 		href := w.resolve(attr(n, "href"))
 		if href == "" || text == "" || strings.HasPrefix(href, "javascript:") {
@@ -171,7 +181,7 @@ func (w *mdWriter) node(n *html.Node) {
 		w.flush()
 		w.walk(n)
 		s := strings.TrimSpace(collapse(w.line.String()))
-		w.line.Reset()
+		w.resetLine()
 		marker := "- "
 		if len(w.lists) > 0 {
 			l := &w.lists[len(w.lists)-1]
@@ -200,8 +210,11 @@ func (w *mdWriter) node(n *html.Node) {
 }
 
 func (w *mdWriter) wrap(n *html.Node, mark string) {
-	start := w.line.Len()
+	start, gen := w.line.Len(), w.gen
 	w.walk(n)
+	if w.gen != gen { // a block inside ended the line
+		return
+	}
 	inner := strings.TrimSpace(w.line.String()[start:])
 	rest := w.line.String()[:start]
 	w.line.Reset()
