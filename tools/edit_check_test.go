@@ -133,3 +133,46 @@ func TestGoplsDiagnosticsReachTheWriteResult(t *testing.T) {
 		t.Fatalf("gopls (pid %d) outlived Close: %v", pids[0], err)
 	}
 }
+
+// BenchmarkGoplsEdit is the wall of one write_file with gopls warm, with
+// and without the diagnostics wait (the extra is what checking costs).
+func BenchmarkGoplsEdit(b *testing.B) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Skip(err)
+	}
+	gopls := filepath.Join(cache, "talaria-test", "gopls-v0.23.0", "gopls")
+	if _, err := os.Stat(gopls); err != nil {
+		b.Skip("gopls not installed: run TestGoplsDiagnosticsReachTheWriteResult first")
+	}
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	m := lsp.New(lsp.Options{
+		Servers: []lsp.ServerConfig{{Name: "gopls", Command: []string{gopls}, Filetypes: []string{"go"}, RootMarkers: []string{"go.mod"}}},
+		Wait:    2 * time.Minute, Cwd: dir, Environ: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local"),
+	})
+	defer m.Close()
+	reg := NewRegistry(Builtins()...)
+	contents := []string{
+		`{"path":"main.go","content":"package main\n\nfunc main() {\n\tprintln(undefinedName)\n}\n"}`,
+		`{"path":"main.go","content":"package main\n\nfunc main() {\n\tprintln(\"ok\")\n}\n"}`,
+	}
+	for _, withLSP := range []bool{false, true} {
+		env := &Env{Cwd: dir}
+		name := "plain"
+		if withLSP {
+			env.Edits, name = m, "gopls"
+			reg.Call(context.Background(), env, "write_file", contents[0]) // warm
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := range b.N {
+				res := reg.Call(context.Background(), env, "write_file", contents[i%2])
+				if withLSP && !strings.Contains(res.Output, "Diagnostics (gopls)") {
+					b.Fatal(res.Output)
+				}
+			}
+		})
+	}
+}

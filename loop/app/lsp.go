@@ -36,12 +36,11 @@ func lspServers(cfg config.LSP) ([]lsp.ServerConfig, []string) {
 				warnings = append(warnings, "lsp: server "+n+" needs a command and filetypes; left out")
 				continue
 			}
-			extra = append(extra, lsp.ServerConfig{Name: n, Command: s.Command, Filetypes: s.Filetypes, RootMarkers: s.RootMarkers, Configured: true})
+			extra = append(extra, lsp.ServerConfig{Name: n, Command: s.Command, Filetypes: s.Filetypes, RootMarkers: s.RootMarkers})
 			added = append(added, n)
 			continue
 		}
 		b := &builtin[i]
-		b.Configured = true
 		if len(s.Command) > 0 {
 			b.Command = s.Command
 		}

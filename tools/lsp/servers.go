@@ -20,9 +20,6 @@ type ServerConfig struct {
 	// root; the nearest directory above the edited file holding one is
 	// the root (the session's directory when none does).
 	RootMarkers []string
-	// Configured marks a server the user named in the config: a missing
-	// command is then said on the first edit even when it is not on PATH.
-	Configured bool
 }
 
 // DefaultServers returns the built-in servers, used when their program is
