@@ -231,6 +231,10 @@ const (
 	classSandboxed
 	// classInvalid is a call whose arguments the tool would refuse.
 	classInvalid
+	// classNetwork reads from the network and changes nothing locally
+	// (web_fetch): not refused by the read-only mode, but asked for (the
+	// session approval covers its domain) in every mode but yolo.
+	classNetwork
 )
 
 // Check decides whether the call of toolName with the raw JSON args may
@@ -261,7 +265,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	if class == classReadOnly || mode == ApprovalYolo {
 		return true, Result{}
 	}
-	if mode == ApprovalReadOnly && class != classClaimedReadOnly {
+	if mode == ApprovalReadOnly && class != classClaimedReadOnly && class != classNetwork {
 		return false, Errorf("%s was not run: the session is read-only (approvals: read-only, a plan mode): file edits, commands and tools that change things are refused (%s). "+
 			"Continue with read-only tools and describe the changes you would make; the user can switch modes with Shift+Tab or /approvals.", toolName, req.Summary)
 	}

@@ -25,7 +25,7 @@ type verdict struct {
 func ChangesNoFiles(name string) bool {
 	switch name {
 	case "read_file", "search_files", "session_search", "todo", "clarify",
-		"list_mcp_resources", "read_mcp_resource":
+		"list_mcp_resources", "read_mcp_resource", "diagnostics":
 		return true
 	}
 	return false
@@ -51,6 +51,14 @@ func (a *Approver) classify(toolName, args string) verdict {
 		return v
 	}
 	switch toolName {
+	case "web_fetch": // asked for per domain; read-only mode allows it
+		host, err := WebFetchDomain(raw)
+		if err != nil {
+			return invalid(err)
+		}
+		v.class, v.key = classNetwork, "web_fetch domain:"+host
+		v.req.Summary = "Fetch: " + clip(strings.TrimSpace(webFetchURL(raw)), 300) + " (domain " + host + ")"
+		return v
 	case "terminal":
 		var ta terminalArgs
 		if err := decodeArgs(raw, &ta); err != nil {

@@ -14,9 +14,10 @@ import (
 
 // Builtins returns the built-in tools in a stable order: read_file,
 // write_file, patch, search_files, terminal, process, clarify, todo,
-// session_search and delegate_task. The last five depend on Env fields
-// (Processes, Ask, Todos, Sessions, Delegate) and say so clearly when they
-// are not set.
+// session_search, delegate_task, web_fetch and diagnostics. Process,
+// clarify, todo, session_search, delegate_task and diagnostics depend on
+// Env fields (Processes, Ask, Todos, Sessions, Delegate, Edits) and say so
+// clearly when they are not set.
 func Builtins() []Tool {
 	return []Tool{
 		ReadFileTool{},
@@ -29,14 +30,16 @@ func Builtins() []Tool {
 		TodoTool{},
 		SessionSearchTool{},
 		DelegateTaskTool{},
+		WebFetchTool{},
+		DiagnosticsTool{},
 	}
 }
 
 // AvailableBuiltins returns the built-in tools that can work with env, in
 // the order of Builtins: process only with env.Processes, todo only with
-// env.Todos, session_search only with env.Sessions and delegate_task only
-// with env.Delegate. clarify is always offered: without env.Ask it tells
-// the model to decide by itself.
+// env.Todos, session_search only with env.Sessions, delegate_task only
+// with env.Delegate and diagnostics only with env.Edits. clarify is
+// always offered: without env.Ask it tells the model to decide by itself.
 func AvailableBuiltins(env *Env) []Tool {
 	var out []Tool
 	for _, t := range Builtins() {
@@ -55,6 +58,10 @@ func AvailableBuiltins(env *Env) []Tool {
 			}
 		case "delegate_task":
 			if env == nil || env.Delegate == nil {
+				continue
+			}
+		case "diagnostics":
+			if env == nil || env.Edits == nil {
 				continue
 			}
 		}

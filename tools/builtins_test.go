@@ -59,7 +59,7 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 
 func TestBuiltinsMetadata(t *testing.T) {
 	want := []string{"read_file", "write_file", "patch", "search_files", "terminal",
-		"process", "clarify", "todo", "session_search", "delegate_task"}
+		"process", "clarify", "todo", "session_search", "delegate_task", "web_fetch", "diagnostics"}
 	ts := Builtins()
 	if len(ts) != len(want) {
 		t.Fatalf("Builtins() has %d tools, want %d", len(ts), len(want))
@@ -103,6 +103,8 @@ func TestSchemaArgumentNames(t *testing.T) {
 		"todo":           {"todos", "merge"},
 		"session_search": {"query", "limit", "session_id"},
 		"delegate_task":  {"goal", "context", "tasks"},
+		"web_fetch":      {"url", "max_bytes"},
+		"diagnostics":    {"path"},
 	}
 	for _, tool := range Builtins() {
 		var schema struct {
@@ -230,11 +232,11 @@ func TestAvailableBuiltins(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	if got := names(AvailableBuiltins(&Env{})); got != "read_file write_file patch search_files terminal clarify" {
+	if got := names(AvailableBuiltins(&Env{})); got != "read_file write_file patch search_files terminal clarify web_fetch" {
 		t.Errorf("bare env: %s", got)
 	}
 	full := &Env{Processes: NewProcessManager(), Todos: NewTodoList(), Sessions: &fakeSearcher{},
-		Delegate: func(context.Context, DelegateTask) DelegateResult { return DelegateResult{} }}
+		Delegate: func(context.Context, DelegateTask) DelegateResult { return DelegateResult{} }, Edits: &recordingChecker{}}
 	defer full.Processes.Close()
 	if got, want := names(AvailableBuiltins(full)), names(Builtins()); got != want {
 		t.Errorf("full env: %s, want %s", got, want)

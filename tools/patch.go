@@ -174,8 +174,9 @@ func (PatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 		return Errorf("patch: %v", err)
 	}
 	diff, removed, added := replaceDiff(content, oldS, newS, count)
-	return Result{Output: fmt.Sprintf("Patched %s: replaced %s (-%d +%d lines).\n%s",
+	res := Result{Output: fmt.Sprintf("Patched %s: replaced %s (-%d +%d lines).\n%s",
 		a.Path, plural(count, "occurrence"), removed, added, diff)}
+	return checkEdits(ctx, env, res, p)
 }
 
 // toCRLF turns every bare "\n" of s into "\r\n", leaving existing

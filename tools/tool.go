@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"talaria/providers"
+	"talaria/tools/lsp"
 )
 
 // Env is what a tool run may depend on besides its arguments.
@@ -53,6 +54,18 @@ type Env struct {
 	// events), and returns its result; the loop sets it for each batch.
 	// Nil: scripts cannot call tools.
 	CallTool func(ctx context.Context, name, args string) Result
+	// Edits checks the files write_file and patch changed (language-server
+	// diagnostics, appended to their result). Nil checks nothing.
+	Edits EditChecker
+}
+
+// EditChecker checks files a write tool just changed; *lsp.Manager is one.
+type EditChecker interface {
+	// Check reports the diagnostics of the files' new content; it never
+	// fails: what it could not do is in the report's notes.
+	Check(ctx context.Context, paths ...string) lsp.Report
+	// Current returns the diagnostics known now for path ("" for all).
+	Current(path string) []lsp.Diagnostic
 }
 
 // Result is what a tool returns to the model.
@@ -66,6 +79,9 @@ type Result struct {
 	// providers.MaxImageBytes); Output holds a placeholder for each, for
 	// wires that cannot take images.
 	Images []providers.Image
+	// Diagnostics are what a language server reported about the files
+	// an edit changed (also in Output), for tool.completed.
+	Diagnostics []lsp.Diagnostic
 }
 
 // Errorf builds an error Result.

@@ -82,9 +82,12 @@ func applyV4A(ctx context.Context, env *Env, text string) Result {
 	if err := commitV4A(changes); err != nil {
 		return Errorf("patch: %v", err)
 	}
-	var summary, diffs []string
+	var summary, diffs, written []string
 	totalAdd, totalDel := 0, 0
 	for _, c := range changes {
+		if c.f.op != v4aDelete {
+			written = append(written, c.dst)
+		}
 		shown := displayPath(cwd, c.src)
 		switch {
 		case c.f.op == v4aAdd:
@@ -102,8 +105,9 @@ func applyV4A(ctx context.Context, env *Env, text string) Result {
 			diffs = append(diffs, c.diff)
 		}
 	}
-	return Result{Output: fmt.Sprintf("Applied patch to %s (-%d +%d lines): %s\n%s",
+	res := Result{Output: fmt.Sprintf("Applied patch to %s (-%d +%d lines): %s\n%s",
 		plural(len(changes), "file"), totalDel, totalAdd, strings.Join(summary, ", "), strings.Join(diffs, "\n"))}
+	return checkEdits(ctx, env, res, written...)
 }
 
 // planV4AFile plans one section as planV4ASection does, for a preview:

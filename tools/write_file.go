@@ -88,5 +88,6 @@ func (WriteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Res
 	if existed {
 		verb = "Overwrote"
 	}
-	return Result{Output: fmt.Sprintf("%s %s: wrote %s (%s).", verb, a.Path, plural(len(*a.Content), "byte"), plural(countLines(*a.Content), "line"))}
+	res := Result{Output: fmt.Sprintf("%s %s: wrote %s (%s).", verb, a.Path, plural(len(*a.Content), "byte"), plural(countLines(*a.Content), "line"))}
+	return checkEdits(ctx, env, res, p)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"talaria/loop/ext"
 	"talaria/providers"
 	"talaria/tools"
+	"talaria/tools/lsp"
 	"talaria/tools/mcp"
 )
 
@@ -30,6 +32,7 @@ type toolset struct {
 	env      tools.Env
 	approver *tools.Approver
 	mcp      *mcp.Manager
+	lsp      *lsp.Manager // the language servers checking edits
 	warnings []string
 	// parent is the options child agents are made from; /model replaces
 	// it (see retarget), so subagents follow the session's backend.
@@ -70,7 +73,15 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 		env.Processes = tools.NewProcessManager()
 	}
 	env.Home = home // the write tools re-check protected paths at write time
-	ts := &toolset{env: env, headless: headless, log: log}
+	servers, lspWarnings := lspServers(cfg.LSP)
+	ts := &toolset{env: env, headless: headless, log: log, warnings: lspWarnings}
+	environ := env.Commands.Environ
+	if environ == nil { // the servers get what commands get: no secrets
+		environ = tools.FilterEnviron(os.Environ(), nil, nil)
+	}
+	ts.lsp = lsp.New(lsp.Options{Servers: servers, Wait: cfg.LSP.Wait, MaxDiagnostics: cfg.LSP.MaxDiagnostics,
+		Cwd: env.Cwd, Environ: environ, Track: env.Processes.Reaper().Track})
+	ts.env.Edits = ts.lsp
 	if ts.log == nil {
 		ts.log = func(string) {}
 	}
@@ -271,6 +282,7 @@ func (ts *toolset) close() {
 	if ts.mcp != nil {
 		_ = ts.mcp.Close()
 	}
+	_ = ts.lsp.Close()
 	_ = ts.env.Processes.Reaper().Close()
 }
 

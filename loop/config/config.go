@@ -33,6 +33,7 @@ type Config struct {
 	Hooks              Hooks                `yaml:"hooks"`
 	Permissions        Permissions          `yaml:"permissions"`
 	Tools              Tools                `yaml:"tools"`
+	LSP                LSP                  `yaml:"lsp"`
 	// TrustedProjects lists the project folders whose own settings apply.
 	TrustedProjects []string      `yaml:"trusted_projects"`
 	Notifications   Notifications `yaml:"notifications"`

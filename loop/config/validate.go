@@ -58,6 +58,9 @@ func Validate(cfg *Config, file string) error {
 	if err := oneOf("sandbox.mode", cfg.Sandbox.Mode, SandboxModes(), bad); err != nil {
 		return err
 	}
+	if err := cfg.LSP.validate(bad); err != nil {
+		return err
+	}
 	if err := cfg.Checkpoints.validate(bad); err != nil {
 		return err
 	}
