@@ -11,10 +11,14 @@ import (
 )
 
 // maxBinary is the budget for the unstripped binary `go build` makes
-// (Crush's is 123 MiB): issue 15's 30 MiB, plus the 0.7 MiB that issue
-// 29's two mandated security dependencies cost (go-seccomp-bpf's syscall
-// tables, mvdan.cc/sh's parser), rounded up to 31 MiB.
-const maxBinary = 31 << 20
+// (Crush's is 123 MiB): issue 15's 30 MiB (29.92 MiB at d996d0c), plus
+// what the third round's required parts cost, measured one merge at a
+// time: issue 29's seccomp filter library and shell parser 0.7 MiB, the
+// ACP SDK 0.59 MiB, the LSP client, HTML parser and web_fetch 0.42 MiB,
+// hooks, rules, commands, execute_code, structured output and the TUI's
+// clipboard and notifications about 0.1 MiB each (32.79 MiB in all),
+// rounded up to 33 MiB. The next dependency must make room or say why.
+const maxBinary = 33 << 20
 
 // TestTheBinaryFitsItsBudget fails when a change (a new dependency, most
 // likely) takes the binary the e2e tests built over its budget. The figure is
