@@ -448,7 +448,9 @@ func TestSessionTrustProjectAndNotification(t *testing.T) {
 	note := hookScript(t, home, "note.sh", `input=$(cat); case "$input" in *permission_prompt*) echo notified >> `+marker+`;; esac`)
 	userHooks(t, home, "hooks:\n  Notification:\n    - matcher: permission_prompt\n      hooks:\n        - command: "+note+"\n")
 	srv := pt.New(t)
-	srv.Push(pt.Text("one"), pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"true"}`}), pt.Text("two"))
+	// touch is not a known-safe command outside the sandbox, so it asks,
+	// and the approval prompt is what fires the Notification hook.
+	srv.Push(pt.Text("one"), pt.ToolCalls(pt.Call{Name: "terminal", Args: `{"command":"touch asked.txt"}`}), pt.Text("two"))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL())
 	approve := func(context.Context, tools.ApprovalRequest) (tools.ApprovalDecision, error) {
