@@ -39,7 +39,8 @@ func flagArgNames() map[string]string {
 	return map[string]string{"r": "ID", "resume": "ID", "base-url": "URL", "config": "FILE", "cwd": "DIR",
 		"home": "DIR", "model": "NAME", "provider": "NAME", "theme": "NAME", "record": "FILE", "sandbox": "MODE",
 		"o": "FILE", "output-last-message": "FILE", "output-format": "FORMAT", "output-schema": "FILE", "json-schema": "FILE",
-		"permission-mode": "MODE", "append-system-prompt": "TEXT"}
+		"permission-mode": "MODE", "append-system-prompt": "TEXT",
+		"allowedTools": "RULES", "disallowedTools": "RULES"}
 }
 
 // writeHelp prints the usage, subcommands, flags and slash commands:

@@ -39,6 +39,33 @@ func defineScriptFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&f.Script.AppendSystemPrompt, "append-system-prompt", "", "add TEXT to a new session's system prompt (stored with it)")
 	fs.Float64Var(&f.Script.MaxBudgetUSD, "max-budget-usd", 0, "stop before a model call that would pass this many US dollars at list prices")
 	fs.BoolVar(&f.Script.Fork, "fork-session", false, "with -c/-r: continue that session's history in a new session")
+	fs.Var((*ruleList)(&f.Overrides.AllowedTools), "allowedTools", "permission rules allowed for this run, as in permissions.allow (repeatable; comma- or space-separated: \"Bash(git diff:*),Read\")")
+	fs.Var((*ruleList)(&f.Overrides.DisallowedTools), "disallowedTools", "permission rules denied for this run, as in permissions.deny (repeatable, like --allowedTools)")
+}
+
+// ruleList is a repeatable flag of permission rules; one value may hold
+// several, separated by commas or spaces outside parentheses, as
+// `claude -p --allowedTools "Bash(git log:*) Read"` takes them.
+type ruleList []string
+
+func (r *ruleList) String() string { return strings.Join(*r, ",") }
+
+func (r *ruleList) Set(v string) error {
+	depth, start := 0, 0
+	for i, c := range v + "," {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t'):
+			if w := strings.TrimSpace(v[start:i]); w != "" {
+				*r = append(*r, w)
+			}
+			start = i + 1
+		}
+	}
+	return nil
 }
 
 // checkScriptFlags rejects combinations of the script flags that make no

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"talaria/tools"
 )
 
 // ProviderDefaults are the built-in settings of one provider name.
@@ -67,6 +69,10 @@ type Overrides struct {
 	Sandbox string
 	// Approvals is --permission-mode MODE ("" leaves approvals as configured).
 	Approvals string
+	// AllowedTools and DisallowedTools are --allowedTools and
+	// --disallowedTools: permission rules added to permissions.allow and
+	// permissions.deny for this run.
+	AllowedTools, DisallowedTools []string
 }
 
 // Apply merges flag overrides into cfg and validates the result.
@@ -109,6 +115,18 @@ func (o Overrides) Apply(cfg *Config) error {
 	}
 	if o.Yolo {
 		cfg.Approvals = "yolo"
+	}
+	for _, l := range []struct {
+		flag string
+		in   []string
+		to   *[]string
+	}{{"--allowedTools", o.AllowedTools, &cfg.Permissions.Allow}, {"--disallowedTools", o.DisallowedTools, &cfg.Permissions.Deny}} {
+		for _, r := range l.in {
+			if _, err := tools.ParseRule(r); err != nil {
+				return fmt.Errorf("%s: %q: %v", l.flag, r, err)
+			}
+			*l.to = append(*l.to, r)
+		}
 	}
 	if o.Sandbox != "" {
 		if !slices.Contains(SandboxModes(), o.Sandbox) {
