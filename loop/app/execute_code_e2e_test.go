@@ -356,3 +356,41 @@ func TestExecuteCodeNotOfferedWithoutPython(t *testing.T) {
 		t.Fatalf("tools not in the request: %s", b)
 	}
 }
+
+// TestExecuteCodeInnerWriteRefusedHeadlessE2E: in headless ask mode, with
+// execute_code itself allowed by a rule (--allowedTools), the script runs
+// but its inner write_file needs an approval no one can give: it is
+// refused with the usual explanation, the script catches it as ToolError,
+// and nothing is written.
+func TestExecuteCodeInnerWriteRefusedHeadlessE2E(t *testing.T) {
+	needPython(t)
+	home, cwd := t.TempDir(), t.TempDir()
+	srv := pt.New(t)
+	srv.Push(pt.ToolCalls(execCall("x1", `from talaria_tools import *
+try:
+    write_file(path="out.txt", content="hi")
+    print("WROTE")
+except ToolError as e:
+    print("REFUSED:", str(e)[:200])
+`)), pt.Text("done"))
+	r := talaria(t, home, cwd, srv, "", "-p", "write", "--json", "--allowedTools", "execute_code")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(t, srv)
+	if len(res) != 1 || !strings.Contains(res[0], "REFUSED:") || strings.Contains(res[0], "WROTE") || !strings.Contains(res[0], "was not run") {
+		t.Fatalf("tool results: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "out.txt")); err == nil {
+		t.Fatal("the refused inner write landed")
+	}
+	denied := false
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "tool.completed" && e["parent_id"] == "x1" && e["name"] == "write_file" {
+			denied = e["ok"] != true
+		}
+	}
+	if !denied {
+		t.Error("no failed tool.completed with parent_id x1 for the inner write_file")
+	}
+}
