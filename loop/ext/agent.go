@@ -177,5 +177,3 @@ func (s *Set) AgentsDescription() string {
 	}
 	return b.String()
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

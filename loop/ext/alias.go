@@ -1,56 +1,20 @@
 package ext
 
-import "strings"
+import (
+	"strings"
 
-// claudeToolAliases maps Claude Code's tool names to talaria's. The one
-// table for subagent tool lists, hook matchers and permission rules.
-var claudeToolAliases = map[string]string{
-	"Bash":      "terminal",
-	"Write":     "write_file",
-	"Edit":      "patch",
-	"MultiEdit": "patch",
-	"Read":      "read_file",
-	"Grep":      "search_files",
-	"Glob":      "search_files",
-	"Task":      "delegate_task",
-	"Agent":     "delegate_task",
-	"WebFetch":  "web_fetch",
-	"TodoWrite": "todo",
-}
+	"talaria/tools"
+)
 
 // ToolName returns talaria's name for a tool written in talaria's or
-// Claude Code's spelling: "Bash" is "terminal", "mcp__S__T" is "S__T",
-// "mcp__S" (every tool of server S) is "S__*"; any other name is returned
-// as is.
-func ToolName(name string) string {
-	name = strings.TrimSpace(name)
-	if t, ok := claudeToolAliases[name]; ok {
-		return t
-	}
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && rest != "" {
-		if strings.Contains(rest, "__") {
-			return rest
-		}
-		return rest + "__*"
-	}
-	return name
-}
+// Claude Code's spelling ("Bash" is "terminal", "mcp__S__T" is "S__T",
+// "mcp__S" is "S__*"): tools.ToolName, the one alias table that subagent
+// tool lists, hook matchers and permission rules share.
+func ToolName(name string) string { return tools.ToolName(name) }
 
-// ClaudeToolNames returns the Claude Code names that mean talaria's tool
-// (for matching a regex written against Claude Code's names).
-func ClaudeToolNames(tool string) []string {
-	var out []string
-	for cc, t := range claudeToolAliases {
-		if t == tool {
-			out = append(out, cc)
-		}
-	}
-	if strings.Contains(tool, "__") {
-		out = append(out, "mcp__"+tool)
-	}
-	sortStrings(out)
-	return out
-}
+// ClaudeToolNames returns the Claude Code names that mean talaria's tool,
+// sorted: tools.ClaudeToolNames.
+func ClaudeToolNames(tool string) []string { return tools.ClaudeToolNames(tool) }
 
 // toolMatches reports whether pattern (a canonical name, possibly ending
 // in "*") names tool.
