@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"talaria/loop/config"
 	"talaria/loop/ext"
 )
 
@@ -86,39 +87,5 @@ func TrustProject(path, dir string) (string, error) {
 	if err := enc.Close(); err != nil {
 		return "", err
 	}
-	return root, writeFileAtomic(path, buf.Bytes())
-}
-
-// writeFileAtomic replaces path with data through a temporary file in
-// the same folder, keeping the old file's mode (0600 for a new one).
-func writeFileAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
+	return root, config.WriteFileAtomic(path, buf.Bytes(), 0o600, 0o700)
 }

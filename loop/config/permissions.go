@@ -178,7 +178,7 @@ func AddAllowRule(file, rule string) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("encoding %s: %w", file, err)
 	}
-	return writeAtomic(file, buf.Bytes())
+	return WriteFileAtomic(file, buf.Bytes(), 0o644, 0o755)
 }
 
 // mappingChild returns the value of key in the mapping m, adding an empty
@@ -204,14 +204,15 @@ func mappingChild(m *yaml.Node, key string, kind yaml.Kind) (*yaml.Node, error) 
 	return v, nil
 }
 
-// writeAtomic replaces file with data: a temporary file in the same
-// folder, synced, then renamed over it (keeping the old file's mode).
-func writeAtomic(file string, data []byte) error {
+// WriteFileAtomic replaces file with data: a temporary file in the same
+// folder, synced, then renamed over it, keeping the old file's mode (mode
+// for a new one; its folder is made with dirMode). The user's config
+// (trust) and a project's (saved rules) are both written through it.
+func WriteFileAtomic(file string, data []byte, mode, dirMode os.FileMode) error {
 	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(file); err == nil {
 		mode = fi.Mode().Perm()
 	}
