@@ -292,8 +292,8 @@ func (t ExecuteCodeTool) run(ctx context.Context, env *Env, boot []byte, timeout
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n\n")
-	if sett.leftover && !killed {
-		b.WriteString("[note: the script left processes running; they were stopped when it exited]\n")
+	if !killed {
+		b.WriteString(sett.leftoverNote("script", ""))
 	}
 	code := waitCode(ws, known)
 	st.mu.Lock()

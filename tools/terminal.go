@@ -219,12 +219,8 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(text, "\n"))
 	b.WriteString("\n\n")
-	if st.leftover && !killed {
-		if st.survivors {
-			b.WriteString("[note: the command left background processes running; stopping them when it exited failed, some may still run. For servers and watchers use terminal with background=true]\n")
-		} else {
-			b.WriteString("[note: the command left background processes running; they were stopped when it exited. For servers and watchers use terminal with background=true]\n")
-		}
+	if !killed {
+		b.WriteString(st.leftoverNote("command", " For servers and watchers use terminal with background=true"))
 	}
 	if st.dropped && !killed {
 		b.WriteString("[note: a process outside the command kept the output open after the command exited; later output was dropped]\n")
@@ -257,6 +253,20 @@ type settled struct {
 	dropped bool
 	// survivors: processes of the command were still alive then.
 	survivors bool
+}
+
+// leftoverNote is the result's note on processes what (the command, the
+// script) left running when it exited by itself: that they were stopped,
+// or, when some survived, that stopping them failed; "" when none were
+// left. advice follows the first sentence.
+func (st settled) leftoverNote(what, advice string) string {
+	switch {
+	case !st.leftover:
+		return ""
+	case st.survivors:
+		return "[note: the " + what + " left background processes running; stopping them when it exited failed, some may still run." + advice + "]\n"
+	}
+	return "[note: the " + what + " left background processes running; they were stopped when it exited." + advice + "]\n"
 }
 
 // settleGroup ends what is left of command p once its shell has exited.
