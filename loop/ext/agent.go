@@ -2,7 +2,6 @@ package ext
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,41 +33,20 @@ type Agent struct {
 var agentNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 func (s *Set) loadAgents(dir string, src Source) {
-	s.walkAgents(dir, src, 0)
-}
-
-func (s *Set) walkAgents(dir string, src Source, depth int) {
-	ents, more := readDir(dir)
-	if more {
-		s.note(dir, 0, fmt.Sprintf("more than %d entries; only the first are read", maxDirEntries))
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if hidden(name) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		if isDir(dir, e) {
-			if depth+1 < maxDepth {
-				s.walkAgents(path, src, depth+1)
-			}
-			continue
-		}
-		if !strings.HasSuffix(name, ".md") {
-			continue
-		}
+	s.walkMarkdown(dir, 0, "", func(path, name string) bool {
 		if len(s.Agents) >= MaxPerKind {
 			s.note(path, 0, fmt.Sprintf("more than %d agents; the rest are skipped", MaxPerKind))
-			return
+			return false
 		}
 		a := &Agent{Source: src}
 		a.Source.Path = path
 		if err := a.parse(path, strings.TrimSuffix(name, ".md")); err != nil {
 			s.noteErr(path, err)
-			continue
+			return true
 		}
 		s.Agents[a.Name] = a
-	}
+		return true
+	})
 }
 
 // parse reads an agent file. Claude Code's other keys (permissionMode,

@@ -35,10 +35,37 @@ const maxDescription = 200
 var segmentRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 func (s *Set) loadCommands(dir string, src Source) {
-	s.walkCommands(dir, dir, src, 0)
+	s.walkMarkdown(dir, 0, "commands", func(path, _ string) bool {
+		if len(s.Commands) >= MaxPerKind {
+			s.note(path, 0, fmt.Sprintf("more than %d commands; the rest are skipped", MaxPerKind))
+			return false
+		}
+		rel, _ := filepath.Rel(dir, strings.TrimSuffix(path, ".md"))
+		segs := strings.Split(filepath.ToSlash(rel), "/")
+		ok := true
+		for _, seg := range segs {
+			ok = ok && segmentRE.MatchString(seg)
+		}
+		if !ok {
+			s.note(path, 0, "a command name may hold only letters, digits, _ . - (and / for a subfolder); skipped")
+			return true
+		}
+		c := &Command{Name: strings.Join(segs, ":"), Source: src}
+		c.Source.Path = path
+		if err := c.parse(path); err != nil {
+			s.noteErr(path, err)
+			return true
+		}
+		s.Commands[c.Name] = c
+		return true
+	})
 }
 
-func (s *Set) walkCommands(root, dir string, src Source, depth int) {
+// walkMarkdown calls visit for each .md file below dir (hidden names
+// skipped, at most maxDepth folders deep, maxDirEntries per folder) until
+// visit returns false. A folder past the depth is skipped, with a notice
+// naming kind when kind is not "".
+func (s *Set) walkMarkdown(dir string, depth int, kind string, visit func(path, name string) bool) bool {
 	ents, more := readDir(dir)
 	if more {
 		s.note(dir, 0, fmt.Sprintf("more than %d entries; only the first are read", maxDirEntries))
@@ -51,37 +78,21 @@ func (s *Set) walkCommands(root, dir string, src Source, depth int) {
 		path := filepath.Join(dir, name)
 		if isDir(dir, e) {
 			if depth+1 >= maxDepth {
-				s.note(path, 0, fmt.Sprintf("commands nested deeper than %d folders are not read", maxDepth))
+				if kind != "" {
+					s.note(path, 0, fmt.Sprintf("%s nested deeper than %d folders are not read", kind, maxDepth))
+				}
 				continue
 			}
-			s.walkCommands(root, path, src, depth+1)
+			if !s.walkMarkdown(path, depth+1, kind, visit) {
+				return false
+			}
 			continue
 		}
-		if !strings.HasSuffix(name, ".md") {
-			continue
+		if strings.HasSuffix(name, ".md") && !visit(path, name) {
+			return false
 		}
-		if len(s.Commands) >= MaxPerKind {
-			s.note(path, 0, fmt.Sprintf("more than %d commands; the rest are skipped", MaxPerKind))
-			return
-		}
-		rel, _ := filepath.Rel(root, strings.TrimSuffix(path, ".md"))
-		segs := strings.Split(filepath.ToSlash(rel), "/")
-		ok := true
-		for _, seg := range segs {
-			ok = ok && segmentRE.MatchString(seg)
-		}
-		if !ok {
-			s.note(path, 0, "a command name may hold only letters, digits, _ . - (and / for a subfolder); skipped")
-			continue
-		}
-		c := &Command{Name: strings.Join(segs, ":"), Source: src}
-		c.Source.Path = path
-		if err := c.parse(path); err != nil {
-			s.noteErr(path, err)
-			continue
-		}
-		s.Commands[c.Name] = c
 	}
+	return true
 }
 
 // parse reads the command file into c.
