@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"talaria/providers"
+	"talaria/tools/lsp"
 )
 
 // Event is one thing that happened during a session, in the order it
@@ -163,6 +164,9 @@ type ToolCompleted struct {
 	Denied bool `json:"denied,omitempty"`
 	// ParentID is the execute_code call this call was made from.
 	ParentID string `json:"parent_id,omitempty"`
+	// Diagnostics are what the language servers reported about the files
+	// write_file or patch changed (also in Output), errors first.
+	Diagnostics []lsp.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // ToolOutput is output of a running tool as it appears, coalesced to about

@@ -178,7 +178,7 @@ func (t *turn) hooks(run *batchRun, parent string) tools.ExecHooks {
 		OnDone: func(seg int, r tools.CallResult) {
 			t.emit(&ToolCompleted{ID: r.ID, Name: r.Name, OK: !r.Result.IsError && !r.Cancelled, Cancelled: r.Cancelled,
 				DurationMS: r.Duration.Milliseconds(), Output: truncateOutput(r.Result.Output, 4000), Segment: seg, Diff: r.Diff,
-				Denied: run.wasDenied(r.ID), ParentID: parent})
+				Denied: run.wasDenied(r.ID), ParentID: parent, Diagnostics: r.Result.Diagnostics})
 			if parent != "" {
 				return
 			}

@@ -18,7 +18,10 @@ import (
 
 // recordingChecker is an EditChecker that records the paths it is given
 // and reports one error for each.
-type recordingChecker struct{ got [][]string }
+type recordingChecker struct {
+	got    [][]string
+	warmed []string
+}
 
 func (r *recordingChecker) Check(_ context.Context, paths ...string) lsp.Report {
 	r.got = append(r.got, paths)
@@ -31,6 +34,8 @@ func (r *recordingChecker) Check(_ context.Context, paths ...string) lsp.Report 
 }
 
 func (r *recordingChecker) Current(string) []lsp.Diagnostic { return nil }
+
+func (r *recordingChecker) Warm(p string) { r.warmed = append(r.warmed, p) }
 
 func TestTheWriteToolsAppendTheCheckersDiagnostics(t *testing.T) {
 	dir := t.TempDir()
@@ -174,5 +179,28 @@ func BenchmarkGoplsEdit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadFileWarmsTheLanguageServer: a successful read announces the
+// file to the checker (its server starts before the edit); a failed read
+// does not.
+func TestReadFileWarmsTheLanguageServer(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc := &recordingChecker{}
+	env := &Env{Cwd: dir, Edits: rc}
+	reg := NewRegistry(Builtins()...)
+	if res := reg.Call(context.Background(), env, "read_file", `{"path":"a.go"}`); res.IsError {
+		t.Fatal(res.Output)
+	}
+	reg.Call(context.Background(), env, "read_file", `{"path":"missing.go"}`)
+	if len(rc.warmed) != 1 || rc.warmed[0] != filepath.Join(dir, "a.go") {
+		t.Fatalf("warmed %v, want only the read file", rc.warmed)
+	}
+	if len(rc.got) != 0 {
+		t.Fatalf("a read checked diagnostics: %v", rc.got)
 	}
 }

@@ -99,7 +99,11 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if !info.Mode().IsRegular() {
 		return Errorf("read_file: %s is not a regular file (it is a %s); only regular text files can be read", a.Path, fileKind(info.Mode()))
 	}
-	return readWindow(ctx, a.Path, p, offset, limit)
+	res := readWindow(ctx, a.Path, p, offset, limit)
+	if !res.IsError && env != nil && env.Edits != nil {
+		env.Edits.Warm(p)
+	}
+	return res
 }
 
 // readWindow reads lines [offset, offset+limit) of the file at p, stopping

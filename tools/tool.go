@@ -66,6 +66,9 @@ type EditChecker interface {
 	Check(ctx context.Context, paths ...string) lsp.Report
 	// Current returns the diagnostics known now for path ("" for all).
 	Current(path string) []lsp.Diagnostic
+	// Warm starts the server for path's language in the background (a
+	// read announces an edit that may follow); it never waits.
+	Warm(path string)
 }
 
 // Result is what a tool returns to the model.

@@ -276,7 +276,7 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 		c.state = toolFailed
 	}
 	c.dur = msDuration(e.DurationMS)
-	c.output, c.diff = e.Output, e.Diff
+	c.output, c.diff, c.diags = e.Output, e.Diff, e.Diagnostics
 	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true

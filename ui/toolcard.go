@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"talaria/tools"
+	"talaria/tools/lsp"
 )
 
 // toolState is where a tool call is in its life.
@@ -45,6 +46,8 @@ type toolCall struct {
 	output         string
 	// diff is the unified diff the call applied (write_file, patch).
 	diff string
+	// diags are the language servers' diagnostics of the files it wrote.
+	diags []lsp.Diagnostic
 	// live holds the last lines of its live output (tool.output); full
 	// keeps that stream, capped, for the pager.
 	live lineRing

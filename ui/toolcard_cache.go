@@ -28,7 +28,7 @@ func (c *toolCall) result(rc *renderCtx, indent string) []string {
 	}
 	switch {
 	case c.diff != "":
-		k.lines = c.diffPreview(rc, indent)
+		k.lines = append(c.diffPreview(rc, indent), c.diagLines(rc, indent)...)
 	case c.state >= toolDone:
 		k.lines = c.preview(rc, indent)
 	}

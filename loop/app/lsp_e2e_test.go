@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,18 @@ func TestGoplsDiagnosticsReachTheModel(t *testing.T) {
 	reqs := srv.RawRequests()
 	if len(reqs) < 2 || !strings.Contains(reqs[1], `main.go:4:10: error: undefined: undefinedName`) {
 		t.Fatalf("the model did not see the diagnostic:\n%s", reqs[len(reqs)-1])
+	}
+	var carried []any
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "tool.completed" && e["id"] == "w" {
+			carried, _ = e["diagnostics"].([]any)
+		}
+	}
+	if len(carried) == 0 {
+		t.Fatalf("tool.completed carries no diagnostics:\n%s", r.stdout)
+	}
+	if d, _ := carried[0].(map[string]any); d["path"] != "main.go" || d["line"] != float64(4) || d["severity"] != "error" || !strings.Contains(fmt.Sprint(d["message"]), "undefinedName") {
+		t.Fatalf("tool.completed.diagnostics[0] = %v", carried[0])
 	}
 	real, _ := filepath.EvalSymlinks(cwd)
 	if left := processesIn(gopls, real); len(left) > 0 {
