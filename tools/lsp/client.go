@@ -124,7 +124,7 @@ func startClient(ctx context.Context, cfg ServerConfig, root string, opts *Optio
 		c.untrack()
 		close(c.exited)
 	}()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(pipeRWC{stdout, stdin}))
+	c.conn = jsonrpc2.NewConn(newCappedStream(pipeRWC{stdout, stdin}))
 	c.conn.Go(context.Background(), c.handle)
 	if err := c.initialize(ctx); err != nil {
 		c.kill()
