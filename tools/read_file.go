@@ -99,7 +99,7 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 	if !info.Mode().IsRegular() {
 		return Errorf("read_file: %s is not a regular file (it is a %s); only regular text files can be read", a.Path, fileKind(info.Mode()))
 	}
-	res := readWindow(ctx, a.Path, p, offset, limit)
+	res := readWindow(ctx, env, a.Path, p, offset, limit)
 	if !res.IsError && env != nil && env.Edits != nil {
 		env.Edits.Warm(p)
 	}
@@ -108,12 +108,12 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Resu
 
 // readWindow reads lines [offset, offset+limit) of the file at p, stopping
 // early at readMaxChars of output.
-func readWindow(ctx context.Context, shown, p string, offset, limit int) Result {
-	f, err := os.Open(p)
+func readWindow(ctx context.Context, env *Env, shown, p string, offset, limit int) Result {
+	f, closeFile, err := openForRead(ctx, env, p)
 	if err != nil {
 		return statError("read_file", shown, p, err)
 	}
-	defer f.Close()
+	defer closeFile()
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -48,6 +48,7 @@ type writeGuard struct {
 	cwd     string   // the working directory, clean and absolute
 	cwdReal string   // where it really is
 	homes   []string // $TALARIA_HOME as given and resolved; nil for none
+	files   FileIO   // where contents are read and written; nil: the disk
 }
 
 // newWriteGuard builds the guard of one call in env.
@@ -65,6 +66,7 @@ func newWriteGuard(env *Env) *writeGuard {
 	}
 	if env != nil {
 		g.homes = homeForms(env.Home)
+		g.files = env.Files
 	}
 	return g
 }
@@ -289,6 +291,10 @@ func (t *fileTarget) read() (data []byte, mode fs.FileMode, exists bool, err err
 	if mode, exists, err = t.mode(); err != nil || !exists || !mode.IsRegular() {
 		return nil, mode, exists, err
 	}
+	if t.g.files != nil {
+		data, err := readThrough(t.g.files, t.real())
+		return data, mode, true, err
+	}
 	fd, err := unix.Openat(t.dirfd, t.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -349,6 +355,11 @@ func (t *fileTarget) write(data []byte, perm fs.FileMode) error {
 			return fmt.Errorf("%s is not a regular file (it is a %s); refusing to replace it", t.g.shown(t.lex), fileKind(cur))
 		}
 		mode = cur.Perm()
+	}
+	if t.g.files != nil && len(data) > 0 {
+		// The editor writes its buffer (and the file); an empty content
+		// goes to the disk, as ACP's write_text_file needs some.
+		return writeThrough(t.g.files, t.real(), data)
 	}
 	tmp, f, err := t.createTemp()
 	if err != nil {

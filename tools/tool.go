@@ -57,6 +57,9 @@ type Env struct {
 	// Edits checks the files write_file and patch changed (language-server
 	// diagnostics, appended to their result). Nil checks nothing.
 	Edits EditChecker
+	// Files, when set, is where read_file, write_file and patch read and
+	// write file contents (an editor's buffers); nil: the disk.
+	Files FileIO
 }
 
 // EditChecker checks files a write tool just changed; *lsp.Manager is one.

@@ -143,7 +143,7 @@ func (s *server) open(ctx context.Context, cwd string, servers []sdk.McpServer, 
 	f := s.opts.Flags
 	f.Cwd, f.Resume, f.Continue, f.MCPServers = cwd, resume, false, mcp
 	f.Headless = true // MCP servers are ready at the first turn; hard-stop guardrails on
-	f.UI = app.Interactive{Approve: sess.approve}
+	f.UI = app.Interactive{Approve: sess.approve, Files: sess.clientFiles()}
 	as, err := app.Open(ctx, f, sess.sink)
 	if err != nil {
 		return nil, openError(err)

@@ -129,6 +129,14 @@ type acpAgent struct {
 // initializes the connection.
 func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *acpAgent {
 	t.Helper()
+	c := newACPClient()
+	return startACPClient(t, home, cwd, srv, c, c, sdk.ClientCapabilities{}, flags...)
+}
+
+// startACPClient is startACP with the client's methods and capabilities
+// given: as answers requests (it may wrap c, which records updates).
+func startACPClient(t *testing.T, home, cwd string, srv *pt.Server, c *acpClient, as sdk.Client, caps sdk.ClientCapabilities, flags ...string) *acpAgent {
+	t.Helper()
 	cmd := exec.Command(binary, append(flags, "acp")...)
 	cmd.Env = env(home, srv)
 	cmd.Dir = cwd
@@ -140,7 +148,7 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &acpAgent{client: newACPClient(), stderr: &bytes.Buffer{}, stdin: stdin, cmd: cmd}
+	a := &acpAgent{client: c, stderr: &bytes.Buffer{}, stdin: stdin, cmd: cmd}
 	cmd.Stderr = a.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -148,7 +156,7 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	// Both directions are kept: every agent message is checked against
 	// the protocol's schema once the process is gone.
 	sent, got := &wireLog{}, &wireLog{}
-	a.conn = sdk.NewClientSideConnection(a.client, io.MultiWriter(stdin, sent), io.TeeReader(stdout, got))
+	a.conn = sdk.NewClientSideConnection(as, io.MultiWriter(stdin, sent), io.TeeReader(stdout, got))
 	schema := loadACPSchema(t)
 	t.Cleanup(func() {
 		a.stop(t)
@@ -157,7 +165,7 @@ func startACP(t *testing.T, home, cwd string, srv *pt.Server, flags ...string) *
 	ctx, cancel := context.WithTimeout(context.Background(), acpWait)
 	defer cancel()
 	init, err := a.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientInfo: &sdk.Implementation{Name: "talaria-test", Version: "1"}})
+		ClientInfo: &sdk.Implementation{Name: "talaria-test", Version: "1"}, ClientCapabilities: caps})
 	if err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, a.stderr)
 	}

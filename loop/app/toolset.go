@@ -23,6 +23,9 @@ import (
 type Interactive struct {
 	Approve func(ctx context.Context, req tools.ApprovalRequest) (tools.ApprovalDecision, error)
 	Ask     func(ctx context.Context, question string, choices []string) (string, error)
+	// Files, when set, is where the file tools read and write contents
+	// (an editor's buffers over ACP); nil: the disk.
+	Files tools.FileIO
 }
 
 // toolset is the session's tools: the registry, the environment the tools
@@ -68,7 +71,7 @@ func buildTools(ctx context.Context, cfg config.Config, home string, env tools.E
 	if env.Commands, err = commandPolicy(cfg, home, env.Cwd); err != nil {
 		return nil, err
 	}
-	env.Todos, env.Ask = tools.NewTodoList(todos...), ui.Ask
+	env.Todos, env.Ask, env.Files = tools.NewTodoList(todos...), ui.Ask, ui.Files
 	if env.Processes == nil {
 		env.Processes = tools.NewProcessManager()
 	}
