@@ -54,7 +54,6 @@ func (c *toolCall) diagLines(rc *renderCtx, indent string) []string {
 	return out
 }
 
-
 // diagStyle colours a diagnostic by severity; old ones are faint.
 func diagStyle(rc *renderCtx, d lsp.Diagnostic) lipgloss.Style {
 	switch {
