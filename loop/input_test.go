@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +95,49 @@ func TestInputImageChecks(t *testing.T) {
 	}
 	if n := len(f.srv.RawRequests()); n != 0 {
 		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// Images are known by their content, whatever their name; other content
+// and big files are refused with a message that says why.
+func TestImageFromFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for name, c := range map[string]struct {
+		data []byte
+		mime string
+	}{
+		"a.png":      {pt.PNG, "image/png"},
+		"b.jpg":      {[]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F'}, "image/jpeg"},
+		"c.gif":      {[]byte("GIF89a\x01\x00\x01\x00"), "image/gif"},
+		"d.webp":     {[]byte("RIFF\x1a\x00\x00\x00WEBPVP8 "), "image/webp"},
+		"png-as.txt": {pt.PNG, "image/png"},
+	} {
+		im, err := ImageFromFile(write(name, c.data))
+		if err != nil || im.MIME != c.mime || string(im.Data) != string(c.data) {
+			t.Errorf("%s: %v %q", name, err, im.MIME)
+		}
+	}
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"text.png":  {[]byte("hello, world"), "not a PNG, JPEG, GIF or WebP image (its content looks like text/plain)"},
+		"empty.png": {nil, "is empty"},
+		"big.png":   {append(append([]byte(nil), pt.PNG...), make([]byte, providers.MaxImageBytes)...), "over the 5 MiB limit for one image"},
+	} {
+		_, err := ImageFromFile(write(name, c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := ImageFromFile(dir); err == nil {
+		t.Error("a directory was read as an image")
 	}
 }
