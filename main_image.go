@@ -13,7 +13,7 @@ type imageFlags []string
 
 // defineImageFlags adds --image (repeatable) to fs.
 func defineImageFlags(fs *flag.FlagSet, o *options) {
-	fs.Func("image", fmt.Sprintf("with -p: attach the image FILE (PNG, JPEG, GIF or WebP, at most 5 MiB; repeat for up to %d)", loop.MaxInputImages), func(s string) error {
+	fs.Func("image", fmt.Sprintf("with -p: attach the image `FILE` (PNG, JPEG, GIF or WebP, at most 5 MiB; repeat for up to %d)", loop.MaxInputImages), func(s string) error {
 		o.images = append(o.images, s)
 		return nil
 	})
