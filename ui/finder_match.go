@@ -109,11 +109,25 @@ func likeliest(cands []string, q string, n int) []string {
 	return append(picked, rest[:min(len(rest), n-len(picked))]...)
 }
 
-// rank orders matches by score, then the shorter path, then the path,
-// so that "main.go" comes before "cmd/main.go" for "main".
+// rank orders matches with every matched letter in the base name first
+// (as fzf prefers a file name match), then by score, then the shorter
+// path, then the path: "cmpsr" finds ui/composer.go before
+// loop/compress/summary.go, "main" main.go before cmd/main.go.
 func rank(ms fuzzy.Matches) {
-	sort.SliceStable(ms, func(i, j int) bool {
-		a, b := &ms[i], &ms[j]
+	inBase := make([]bool, len(ms))
+	for i := range ms {
+		base := strings.LastIndexByte(ms[i].Str, '/') + 1
+		inBase[i] = len(ms[i].MatchedIndexes) > 0 && ms[i].MatchedIndexes[0] >= base
+	}
+	idx := make([]int, len(ms))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &ms[idx[i]], &ms[idx[j]]
+		if ba, bb := inBase[idx[i]], inBase[idx[j]]; ba != bb {
+			return ba
+		}
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
@@ -122,4 +136,9 @@ func rank(ms fuzzy.Matches) {
 		}
 		return a.Str < b.Str
 	})
+	sorted := make(fuzzy.Matches, len(ms))
+	for i, k := range idx {
+		sorted[i] = ms[k]
+	}
+	copy(ms, sorted)
 }

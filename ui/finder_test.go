@@ -15,14 +15,15 @@ func finderDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"main.go":             "package main\n",
-		"ui/composer.go":      "package ui\n\n// line 3\n// line 4\n// line 5\n",
-		"ui/complete.go":      "package ui\n",
-		"loop/agent.go":       "package loop\n",
-		"docs/manual.md":      "# manual\n",
-		".gitignore":          "build/\n",
-		"build/generated.go":  "package build\n",
-		"cmd/main_helper.txt": "x\n",
+		"main.go":                  "package main\n",
+		"ui/composer.go":           "package ui\n\n// line 3\n// line 4\n// line 5\n",
+		"ui/complete.go":           "package ui\n",
+		"loop/agent.go":            "package loop\n",
+		"docs/manual.md":           "# manual\n",
+		"loop/compress/summary.go": "package compress\n",
+		".gitignore":               "build/\n",
+		"build/generated.go":       "package build\n",
+		"cmd/main_helper.txt":      "x\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -55,7 +56,7 @@ func TestFinderFiltersAttachesAndCloses(t *testing.T) {
 	h.typeText("cmpsr")
 	rows = popupRowsText(h)
 	lines := strings.Split(strings.TrimSpace(rows), "\n")
-	if len(lines) != 1 || !strings.Contains(lines[0], "@ui/composer.go") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "@ui/composer.go") || !strings.Contains(lines[1], "@loop/compress/summary.go") {
 		t.Fatalf("the finder on @cmpsr:\n%s", rows)
 	}
 	h.settle(keyMsg("enter"))
