@@ -94,7 +94,7 @@ func (e termEnv) readClipboardImage(ctx context.Context, goos string) (providers
 		}
 		return loop.ImageFromBytes("the clipboard's image", out)
 	}
-	return providers.Image{}, errors.New("no clipboard program found: install wl-clipboard (Wayland) or xclip (X11), or paste the image's path")
+	return providers.Image{}, errors.New("no wl-paste/xclip found; paste the image's path")
 }
 
 // runCapped runs a program with a time limit and returns its stdout, at

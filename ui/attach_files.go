@@ -139,8 +139,12 @@ func (c *composer) fileChips() []string {
 	var out []string
 	for _, r := range fileRefs(c.value(), func(p string) bool { _, ok := c.attach[p]; return ok }) {
 		size := fmtSize(len(c.attach[r.path]))
-		if r.from > 0 {
-			size = fmt.Sprintf("%d lines", r.to-r.from+1)
+		switch n := r.to - r.from + 1; {
+		case r.from == 0:
+		case n == 1:
+			size = fmt.Sprintf("line %d", r.from)
+		default:
+			size = fmt.Sprintf("%d lines", n)
 		}
 		out = append(out, r.label()+" · "+size)
 	}

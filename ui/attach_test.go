@@ -135,7 +135,7 @@ func TestCtrlVAttachesClipboardImage(t *testing.T) {
 	// No program at all.
 	h.m.term = termEnv{lookPath: noProgram}
 	h.settle(keyMsg("ctrl+v"))
-	contains(t, h.screen(), "no clipboard program found")
+	contains(t, h.screen(), "no wl-paste/xclip found")
 }
 
 // imagePathOf takes what terminals paste for a dragged file and nothing

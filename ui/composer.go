@@ -86,11 +86,27 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 			c.images = c.images[:len(c.images)-1] // backspace on an empty input drops the last image
 			return nil
 		}
+		if msg.Text == "#" {
+			c.joinRange()
+		}
 		c.ed.update(msg)
 	case tea.PasteMsg:
 		c.ed.insert(normalizeNewlines(msg.Content))
 	}
 	return nil
+}
+
+// joinRange takes back the space the finder put after an @path when a #
+// is typed right after it, so that "@a.go #L10" becomes "@a.go#L10".
+func (c *composer) joinRange() {
+	v := c.ed.value()
+	line := c.ed.lines[c.ed.row]
+	if c.ed.col != len(line) || c.ed.row != len(c.ed.lines)-1 || !strings.HasSuffix(v, " ") {
+		return
+	}
+	if w := lastWord(strings.TrimSuffix(v, " ")); strings.HasPrefix(w, "@") && !strings.Contains(w, "#") {
+		c.ed.update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
 }
 
 // value returns the raw text, placeholders included.

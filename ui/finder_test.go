@@ -67,6 +67,13 @@ func TestFinderFiltersAttachesAndCloses(t *testing.T) {
 		t.Fatal("the finder stayed open after enter")
 	}
 	contains(t, plain(h.m.composerView), "[@ui/composer.go · 42 bytes]")
+	// A # typed right after the path the finder put in joins it.
+	h.typeText("#L3")
+	if v := h.m.comp.value(); v != "see @ui/composer.go#L3" {
+		t.Fatalf("# after the finder: %q", v)
+	}
+	contains(t, plain(h.m.composerView), "[@ui/composer.go#L3 · line 3]")
+	h.typeText(" ")
 
 	// Esc closes the finder and keeps the input.
 	h.typeText("and @mn")
@@ -77,7 +84,7 @@ func TestFinderFiltersAttachesAndCloses(t *testing.T) {
 		t.Fatalf("@mn does not rank main.go first:\n%s", rows)
 	}
 	h.settle(keyMsg("esc"))
-	if h.m.popupOpen() || h.m.comp.value() != "see @ui/composer.go and @mn" {
+	if h.m.popupOpen() || h.m.comp.value() != "see @ui/composer.go#L3 and @mn" {
 		t.Fatalf("after esc: open %v, input %q", h.m.popupOpen(), h.m.comp.value())
 	}
 }
