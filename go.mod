@@ -17,6 +17,7 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/sahilm/fuzzy v0.1.3
 	github.com/sashabaranov/go-openai v1.43.0
 	go.etcd.io/bbolt v1.5.0
 	go.lsp.dev/jsonrpc2 v0.10.0

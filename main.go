@@ -40,6 +40,7 @@ type options struct {
 	demo          bool
 	args          []string
 	script        scriptOptions // main_script.go
+	images        imageFlags    // --image FILE (main_image.go)
 }
 
 func main() {
@@ -124,6 +125,7 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	defineScriptFlags(fs, o)
+	defineImageFlags(fs, o)
 	f.Version = version
 	f.Builtins = builtinCommandNames() // no custom command shadows one
 	return fs
@@ -140,6 +142,9 @@ func checkFlags(o *options, args []string) (*options, error) {
 		return nil, fmt.Errorf("-p - reads the prompt from stdin, so it cannot be combined with --stdin-commands")
 	}
 	if err := checkScriptFlags(o); err != nil {
+		return nil, err
+	}
+	if err := checkImageFlags(o); err != nil {
 		return nil, err
 	}
 	f.Headless = o.promptSet
@@ -159,6 +164,11 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, "talaria:", note)
+	}
+	images, err := readImages(o.images)
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria:", err)
+		return app.ExitUsage
 	}
 	sink := app.ProgressPrinter(stderr)
 	if o.json {
@@ -185,6 +195,7 @@ func headless(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 		Prompt: prompt, StdinCommands: o.stdinCommands, Stdin: stdin,
 		Stdout: stdout, Stderr: stderr, JSON: o.json, Signals: true,
 		ResultJSON: o.script.outputFormat == formatJSON, OutputLast: o.script.outputLast, Started: started,
+		Images: images,
 	})
 }
 

@@ -78,12 +78,12 @@ func hasImages(msgs []providers.Message) bool {
 }
 
 // stripImages drops the image parts from a copy of the messages; their
-// text placeholders stay.
+// text placeholders stay, and a user message says its images were not
+// sent.
 func stripImages(msgs []providers.Message) []providers.Message {
 	out := make([]providers.Message, len(msgs))
 	for i, m := range msgs {
-		m.Images = nil
-		out[i] = m
+		out[i] = withoutImages(m)
 	}
 	return out
 }

@@ -33,7 +33,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	if req.ReasoningEffort == "" {
 		req.ReasoningEffort = t.a.route.backend().ReasoningEffort
 	}
-	if t.a.noImages.Load() {
+	if t.textOnly(&req) && hasImages(req.Messages) {
 		req.Messages = stripImages(req.Messages)
 	}
 	retries := 0

@@ -61,6 +61,8 @@ type turn struct {
 	// streamed is the text the attempt in flight has streamed so far:
 	// what an interrupt keeps as the partial answer.
 	streamed strings.Builder
+
+	images []providers.Image // attached to the user message (input.go)
 }
 
 func newTurn(a *Agent, parent context.Context, n int) *turn {
@@ -144,7 +146,7 @@ func (t *turn) prologue(input string) bool {
 	if !ok {
 		return false
 	}
-	t.append(providers.Message{Role: providers.RoleUser, Content: content})
+	t.append(userMessage(content, t.images))
 	// The user message is committed before any model call.
 	t.flush()
 	return true

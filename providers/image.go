@@ -11,8 +11,9 @@ import (
 const MaxImageBytes = 5 << 20
 
 // Image is one image in a message, for wires that take images: on a
-// role=tool message it is part of the tool's result. Data holds the raw
-// bytes (not base64).
+// role=tool message it is part of the tool's result, on a role=user
+// message an image the user attached. Data holds the raw bytes (not
+// base64).
 type Image struct {
 	// MIME is the media type: image/png, image/jpeg, image/gif or
 	// image/webp.
@@ -58,7 +59,8 @@ func DefaultImageBudget() ImageBudget {
 	return ImageBudget{MaxBytes: MaxRequestImageBytes, MaxCount: 50}
 }
 
-// Select picks the images of msgs (those of role=tool messages) that go on
+// Select picks the images of msgs (those of role=tool and role=user
+// messages) that go on
 // the wire, newest first: walking back from the last message, each image is
 // taken while the request's total stays within MaxBytes and MaxCount; from
 // the first one that does not fit, it and every older image keep only
@@ -75,7 +77,7 @@ func (b ImageBudget) Select(msgs []Message) [][]Image {
 	total, count := 0, 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := &msgs[i]
-		if m.Role != RoleTool || len(m.Images) == 0 {
+		if (m.Role != RoleTool && m.Role != RoleUser) || len(m.Images) == 0 {
 			continue
 		}
 		first := len(m.Images) // images m.Images[first:] are candidates

@@ -57,11 +57,17 @@ func TestImageBudgetSelect(t *testing.T) {
 func TestImageBudgetSkips(t *testing.T) {
 	big := toolImages("a", 10, 500, 10)
 	big.Images = append(big.Images, Image{MIME: "image/svg+xml", Data: []byte("<svg/>")})
+	other := toolImages("u", 10)
+	other.Role = RoleAssistant
+	got := ImageBudget{MaxBytes: 100, MaxCount: 10, MaxEach: 100}.Select([]Message{other, big})
+	if len(got[1]) != 2 || len(got[0]) != 0 {
+		t.Errorf("sent %d tool and %d assistant images, want 2 and 0", len(got[1]), len(got[0]))
+	}
 	user := toolImages("u", 10)
 	user.Role = RoleUser
-	got := ImageBudget{MaxBytes: 100, MaxCount: 10, MaxEach: 100}.Select([]Message{user, big})
-	if len(got[1]) != 2 || len(got[0]) != 0 {
-		t.Errorf("sent %d tool and %d user images, want 2 and 0", len(got[1]), len(got[0]))
+	got = ImageBudget{MaxBytes: 100, MaxCount: 10, MaxEach: 100}.Select([]Message{user, big})
+	if len(got[1]) != 2 || len(got[0]) != 1 {
+		t.Errorf("sent %d tool and %d user images, want 2 and 1", len(got[1]), len(got[0]))
 	}
 }
 

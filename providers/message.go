@@ -69,8 +69,9 @@ type Message struct {
 	// ToolName is the tool a role=tool message answers (not sent on wires
 	// that do not accept it).
 	ToolName string `json:"tool_name,omitempty"`
-	// Images are image parts of a role=tool message (a tool's result), for
-	// wires that take images; Content holds a placeholder for each.
+	// Images are image parts of a role=tool message (a tool's result) or
+	// of a role=user message (images the user attached), for wires that
+	// take images; Content holds a placeholder for each.
 	Images []Image `json:"images,omitempty"`
 	// Reasoning is the model's visible thinking text, if any.
 	Reasoning string `json:"reasoning,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -26,9 +27,10 @@ const (
 
 // Limits of the @path completion.
 const (
-	maxListedFiles   = 20000     // files listed from the working directory
-	maxFileMatches   = 50        // rows offered for one prefix
-	maxAttachedBytes = 256 << 10 // of one attached file
+	maxListedFiles   = 20000           // files listed from the working directory
+	listTimeout      = 3 * time.Second // the longest the listing walks
+	maxFileMatches   = 50              // rows offered for one query
+	maxAttachedBytes = 256 << 10       // of one attached file
 )
 
 // completion is one row of the popup: what it shows and the whole input
@@ -44,9 +46,12 @@ type completion struct {
 // fileList is the working directory's files for @path completion,
 // listed once, in the background, the first time an @ is typed.
 type fileList struct {
-	state int // 0 not listed, 1 listing, 2 listed
-	files []string
-	err   error
+	state     int // 0 not listed, 1 listing, 2 listed
+	files     []string
+	set       map[string]bool // files, for an @path typed whole
+	truncated bool            // more files than were listed, or the walk ran out of time
+	err       error
+	last      fileQuery // the last query's matches (finder_match.go)
 }
 
 // completions lists what the input being typed can complete to: a
@@ -95,31 +100,15 @@ func themeCompletions(prefix string) []completion {
 	return out
 }
 
-// fileCompletions lists the listed files matching what follows the @:
-// paths starting with it first, then paths containing it.
+// fileCompletions lists the listed files matching what follows the @,
+// best fuzzy match first (finder_match.go); a range being typed after a
+// path ("@a.go#L10") offers nothing.
 func (m *Model) fileCompletions(before, q string) []completion {
 	fl := &m.comp.files
-	if fl.state != 2 {
+	if fl.state != 2 || strings.Contains(q, "#") {
 		return nil
 	}
-	lq := strings.ToLower(q)
-	var first, then []string
-	for _, f := range fl.files {
-		lf := strings.ToLower(f)
-		switch {
-		case strings.HasPrefix(lf, lq):
-			first = append(first, f)
-		case strings.Contains(lf, lq):
-			then = append(then, f)
-		}
-		if len(first) >= maxFileMatches {
-			break
-		}
-	}
-	matched := append(first, then...)
-	if len(matched) > maxFileMatches {
-		matched = matched[:maxFileMatches]
-	}
+	matched := fl.match(q)
 	out := make([]completion, 0, len(matched))
 	for _, f := range matched {
 		if f == q {
@@ -131,8 +120,12 @@ func (m *Model) fileCompletions(before, q string) []completion {
 }
 
 // ensureFileList starts listing the working directory once an @ has
-// been typed.
+// been typed; once it is listed, an @path typed or pasted whole is
+// attached as one taken from the popup is (attachTyped).
 func (m *Model) ensureFileList() tea.Cmd {
+	if m.comp.files.state == 2 {
+		return m.attachTyped()
+	}
 	if m.comp.files.state != 0 || !strings.Contains(lastWord(m.comp.value()), "@") {
 		return nil
 	}
@@ -140,22 +133,29 @@ func (m *Model) ensureFileList() tea.Cmd {
 	root := or(m.ses.cwd, m.opts.Cwd)
 	ctx := m.ctx
 	return func() tea.Msg {
-		files, _, err := listFiles(ctx, root)
+		files, truncated, err := listFiles(ctx, root)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
-			m.comp.files = fileList{state: 2, files: files, err: err}
+			m.comp.files = newFileList(files, truncated, err)
 			m.ui.popupClosed = false
 			m.chromeDirty = true
-			return nil
+			return m.attachTyped()
 		}}
 	}
 }
 
-// listFiles lists root for completion; a missing root lists nothing.
+// listFiles lists root for completion, at most maxListedFiles files
+// within listTimeout (what was found by then is kept, as truncated); a
+// missing root lists nothing.
 func listFiles(ctx context.Context, root string) ([]string, bool, error) {
 	if root == "" {
 		return nil, false, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
 	files, truncated, err := tools.ListFiles(ctx, root, maxListedFiles)
+	if errors.Is(err, context.DeadlineExceeded) {
+		truncated, err = true, nil
+	}
 	sort.Strings(files)
 	return files, truncated, err
 }
@@ -171,10 +171,12 @@ func (m *Model) attachFile(c completion) tea.Cmd {
 	return func() tea.Msg {
 		text, err := readAttachment(filepath.Join(root, filepath.FromSlash(path)))
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+			delete(m.comp.attaching, path)
 			if err != nil {
 				m.notice(noticeWarn, fmt.Sprintf("@%s is not attached: %v", path, err))
 				return nil
 			}
+			m.chromeDirty, m.inputDirty = true, true // its chip
 			if m.comp.attach == nil {
 				m.comp.attach = map[string]string{}
 			}
@@ -208,10 +210,11 @@ func readAttachment(path string) (string, error) {
 }
 
 // withAttachments adds to text being sent the output of the !commands
-// run since the last message (before it) and the files its @paths name
-// that were attached through the completion (after it; the last input's,
-// handed over when the composer was emptied). The screen shows text as
-// typed; the model gets the rest too, as Claude Code's ! and @ do.
+// run since the last message (before it) and the files and line ranges
+// its @path and @path#L10-40 words name that were attached (after it, in
+// the order of the text, see attachedText; the last input's, handed over
+// when the composer was emptied). The screen shows text as typed; the
+// model gets the rest too, as Claude Code's ! and @ do.
 func (c *composer) withAttachments(text string) string {
 	att, shell := c.sentAttach, c.shellOut
 	c.sentAttach, c.shellOut = nil, nil
@@ -221,17 +224,11 @@ func (c *composer) withAttachments(text string) string {
 	if len(att) == 0 {
 		return text
 	}
-	paths := make([]string, 0, len(att))
-	for p := range att {
-		if strings.Contains(text, "@"+p) {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
 	var b strings.Builder
 	b.WriteString(text)
-	for _, p := range paths {
-		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", p, strings.TrimRight(att[p], "\n"))
+	for _, r := range fileRefs(text, func(p string) bool { _, ok := att[p]; return ok }) {
+		b.WriteString("\n\n")
+		b.WriteString(attachedText(r, att[r.path]))
 	}
 	return b.String()
 }

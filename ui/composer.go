@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"talaria/themes"
 )
@@ -37,6 +39,11 @@ type composer struct {
 	sentAttach map[string]string // the attachments of the input just sent
 	shellOut   []string          // !cmd outputs for the next message
 	files      fileList          // the working directory, for @path
+	attaching  map[string]bool   // @paths being read (attachTyped)
+
+	images     []attachedImage // pasted or from the clipboard, shown as chips
+	sentImages []attachedImage // the images of the input just sent
+	chip       lipgloss.Style
 }
 
 // paste is a long paste shown as its label and sent as its text.
@@ -59,6 +66,7 @@ func newComposer() composer {
 // would read as typed text, so it gets a leading "› " and faint type.
 func (c *composer) setStyles(st themes.Styles, noColor bool) {
 	c.ed.text, c.ed.hint = st.Text, st.Placeholder
+	c.chip = st.Accent
 	c.ed.placeholder = placeholder
 	if noColor {
 		c.ed.placeholder = "› " + placeholder
@@ -74,11 +82,31 @@ func (c *composer) setWidth(w int) { c.ed.setWidth(max(4, w-4)) }
 func (c *composer) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if msg.String() == "backspace" && c.ed.value() == "" && len(c.images) > 0 {
+			c.images = c.images[:len(c.images)-1] // backspace on an empty input drops the last image
+			return nil
+		}
+		if msg.Text == "#" {
+			c.joinRange()
+		}
 		c.ed.update(msg)
 	case tea.PasteMsg:
 		c.ed.insert(normalizeNewlines(msg.Content))
 	}
 	return nil
+}
+
+// joinRange takes back the space the finder put after an @path when a #
+// is typed right after it, so that "@a.go #L10" becomes "@a.go#L10".
+func (c *composer) joinRange() {
+	v := c.ed.value()
+	line := c.ed.lines[c.ed.row]
+	if c.ed.col != len(line) || c.ed.row != len(c.ed.lines)-1 || !strings.HasSuffix(v, " ") {
+		return
+	}
+	if w := lastWord(strings.TrimSuffix(v, " ")); strings.HasPrefix(w, "@") && !strings.Contains(w, "#") {
+		c.ed.update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
 }
 
 // value returns the raw text, placeholders included.
@@ -150,7 +178,7 @@ func (c *composer) discard() {
 		c.remember(text)
 	}
 	c.clear()
-	c.sentAttach = nil
+	c.sentAttach, c.sentImages = nil, nil
 }
 
 // remember appends text to the history unless it repeats the newest
@@ -166,7 +194,8 @@ func (c *composer) remember(text string) {
 func (c *composer) clear() {
 	c.ed.setValue("")
 	c.pastes, c.pasteN = nil, 0
-	c.sentAttach, c.attach = c.attach, nil
+	c.sentAttach, c.attach, c.attaching = c.attach, nil, nil
+	c.sentImages, c.images = c.images, nil
 	c.histIdx = len(c.history)
 	c.draft = ""
 }
@@ -208,8 +237,37 @@ func (c *composer) onFirstLine() bool { return c.ed.onFirstRow() }
 // onLastLine reports whether the cursor is on the input's last row.
 func (c *composer) onLastLine() bool { return c.ed.onLastRow() }
 
-// cursor is the cursor position inside the editor's view.
-func (c *composer) cursor() (x, y int) { return c.ed.cursor() }
+// cursor is the cursor position inside the composer's view (below the
+// chips, when there are some).
+func (c *composer) cursor() (x, y int) {
+	x, y = c.ed.cursor()
+	if c.chipsLine() != "" {
+		y++
+	}
+	return x, y
+}
 
-// view renders the editor.
-func (c *composer) view() string { return c.ed.view() }
+// view renders the attachments' chips, if any, above the editor.
+func (c *composer) view() string {
+	if chips := c.chipsLine(); chips != "" {
+		return chips + "\n" + c.ed.view()
+	}
+	return c.ed.view()
+}
+
+// chipsLine is one row of chips, the attached images then the attached
+// files the input names, cut at the editor's width.
+func (c *composer) chipsLine() string {
+	var chips []string
+	for _, im := range c.images {
+		chips = append(chips, im.chip())
+	}
+	chips = append(chips, c.fileChips()...)
+	if len(chips) == 0 {
+		return ""
+	}
+	for i, ch := range chips {
+		chips[i] = "[" + ch + "]"
+	}
+	return c.chip.Render(ansi.Truncate(strings.Join(chips, " "), c.ed.width, "…"))
+}

@@ -87,7 +87,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 		m.chromeDirty = true
 		return m.setHint("queued: /"+m.pending+" is still running", 3*time.Second)
 	}
-	m.addUser(text, false)
+	m.addUser(userText(text, m.comp.sentImages), false)
 	if m.agent == nil {
 		m.notice(noticeError, "No agent is configured, so nothing was sent.")
 		return nil
@@ -100,7 +100,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.ui.now = m.turn.started
 	m.beginLive()
 	m.chromeDirty = true
-	return tea.Batch(startTurn(m.ctx, m.agent, m.comp.withAttachments(text)), m.ensureTicking())
+	return tea.Batch(m.startInput(m.comp.withAttachments(text)), m.ensureTicking())
 }
 
 // startTurn calls Agent.Start in a command goroutine. The turn then speaks

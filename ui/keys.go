@@ -107,6 +107,8 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleMouse()
 	case key.Matches(msg, k.Approvals):
 		return m.cycleApprovals()
+	case msg.String() == "ctrl+v": // an image on the clipboard (attach_clipboard.go)
+		return m.pasteClipboardImage()
 	}
 	return m.editInput(msg)
 }
@@ -207,6 +209,9 @@ func (m *Model) toggleMouse() tea.Cmd {
 func (m *Model) handlePaste(text string) tea.Cmd {
 	if m.modalOpen() {
 		return m.modalPaste(text)
+	}
+	if path, ok := imagePathOf(text, or(m.ses.cwd, m.opts.Cwd)); ok {
+		return m.pasteImagePath(path, text) // attach_images.go
 	}
 	if isLongPaste(text) {
 		m.comp.insertPaste(text)

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"talaria/loop"
+	pt "talaria/providers/providertest"
 	"talaria/tools"
 )
 
@@ -62,19 +64,51 @@ func TestStopReasons(t *testing.T) {
 }
 
 func TestPromptTextAttachesResources(t *testing.T) {
-	in, err := promptText([]sdk.ContentBlock{
+	in, err := promptInput([]sdk.ContentBlock{
 		sdk.TextBlock("explain"),
 		sdk.ResourceLinkBlock("main.go", "file:///w/main.go"),
 		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///w/a.go", Text: "package a"}}),
 	})
-	if err != nil || !strings.HasPrefix(in, "explain\n\n") || !strings.Contains(in, `uri="file:///w/main.go"`) || !strings.Contains(in, "package a") {
-		t.Fatalf("%q %v", in, err)
+	if err != nil || !strings.HasPrefix(in.Text, "explain\n\n") || !strings.Contains(in.Text, `uri="file:///w/main.go"`) || !strings.Contains(in.Text, "package a") {
+		t.Fatalf("%q %v", in.Text, err)
 	}
-	if _, err := promptText([]sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/png")}); err == nil {
-		t.Fatal("an image was taken")
+	if _, err := promptInput([]sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/png")}); err == nil || !strings.Contains(err.Error(), "not a PNG, JPEG, GIF or WebP image") {
+		t.Fatalf("bytes that are no image were taken: %v", err)
 	}
-	if _, err := promptText(nil); err == nil {
+	if _, err := promptInput([]sdk.ContentBlock{sdk.ImageBlock("%%%", "image/png")}); err == nil || !strings.Contains(err.Error(), "not base64") {
+		t.Fatalf("data that is not base64 was taken: %v", err)
+	}
+	if _, err := promptInput(nil); err == nil {
 		t.Fatal("an empty prompt was taken")
+	}
+}
+
+// Image blocks, and embedded blobs whose type is an image, become the
+// user message's images, their type told by their bytes.
+func TestPromptImages(t *testing.T) {
+	png := base64.StdEncoding.EncodeToString(pt.PNG)
+	mime := "image/png"
+	in, err := promptInput([]sdk.ContentBlock{
+		sdk.TextBlock("what is this?"),
+		sdk.ImageBlock(png, "image/jpeg"), // the client's type is not trusted
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/a.png", Blob: png, MimeType: &mime}}),
+	})
+	if err != nil || len(in.Images) != 2 || in.Images[0].MIME != "image/png" || string(in.Images[1].Data) != string(pt.PNG) {
+		t.Fatalf("%+v %v", in, err)
+	}
+	if !strings.Contains(in.Text, `<attached_image uri="file:///w/a.png"/>`) {
+		t.Fatalf("text %q", in.Text)
+	}
+	only, err := promptInput([]sdk.ContentBlock{sdk.ImageBlock(png, "image/png")})
+	if err != nil || len(only.Images) != 1 {
+		t.Fatalf("an image alone: %+v %v", only, err)
+	}
+	many := make([]sdk.ContentBlock, loop.MaxInputImages+1)
+	for i := range many {
+		many[i] = sdk.ImageBlock(png, "image/png")
+	}
+	if _, err := promptInput(many); err == nil || !strings.Contains(err.Error(), "more than 10 images") {
+		t.Fatalf("too many images: %v", err)
 	}
 }
 

@@ -12,13 +12,26 @@ import (
 	"talaria/providers"
 )
 
-// promptText turns a prompt's content blocks into the turn's input: text
+// promptInput turns a prompt's content blocks into the turn's input: text
 // as is, resource links as references the model may read, embedded text
-// resources as attached files. Images and audio are refused (talaria's
-// turns take text input; promptCapabilities says so).
-func promptText(blocks []sdk.ContentBlock) (string, error) {
+// resources as attached files, images (and embedded blobs that are
+// images) as the user message's images. Audio is refused
+// (promptCapabilities says so).
+func promptInput(blocks []sdk.ContentBlock) (loop.Input, error) {
 	var b strings.Builder
 	var attached []string
+	var images []providers.Image
+	addImage := func(i int, data string) error {
+		im, err := decodeImage(fmt.Sprintf("prompt[%d]", i), data)
+		if err != nil {
+			return err
+		}
+		if len(images) == loop.MaxInputImages {
+			return fmt.Errorf("prompt[%d]: more than %d images in one prompt", i, loop.MaxInputImages)
+		}
+		images = append(images, im)
+		return nil
+	}
 	for i, c := range blocks {
 		switch {
 		case c.Text != nil:
@@ -34,14 +47,21 @@ func promptText(blocks []sdk.ContentBlock) (string, error) {
 			switch {
 			case r.TextResourceContents != nil:
 				attached = append(attached, fmt.Sprintf("<attached_file uri=%q>\n%s\n</attached_file>", r.TextResourceContents.Uri, r.TextResourceContents.Text))
+			case r.BlobResourceContents != nil && isImageType(r.BlobResourceContents.MimeType):
+				if err := addImage(i, r.BlobResourceContents.Blob); err != nil {
+					return loop.Input{}, err
+				}
+				attached = append(attached, fmt.Sprintf("<attached_image uri=%q/>", r.BlobResourceContents.Uri))
 			case r.BlobResourceContents != nil:
 				n := base64.StdEncoding.DecodedLen(len(r.BlobResourceContents.Blob))
 				attached = append(attached, fmt.Sprintf("<attached_file uri=%q binary=\"true\" bytes=\"%d\"/>", r.BlobResourceContents.Uri, n))
 			}
 		case c.Image != nil:
-			return "", fmt.Errorf("prompt[%d]: images are not supported (promptCapabilities.image is false)", i)
+			if err := addImage(i, c.Image.Data); err != nil {
+				return loop.Input{}, err
+			}
 		case c.Audio != nil:
-			return "", fmt.Errorf("prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
+			return loop.Input{}, fmt.Errorf("prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
 		}
 	}
 	if len(attached) > 0 {
@@ -50,13 +70,33 @@ func promptText(blocks []sdk.ContentBlock) (string, error) {
 		}
 		b.WriteString(strings.Join(attached, "\n"))
 	}
-	if strings.TrimSpace(b.String()) == "" {
-		return "", errors.New("the prompt is empty")
+	if strings.TrimSpace(b.String()) == "" && len(images) == 0 {
+		return loop.Input{}, errors.New("the prompt is empty")
 	}
 	if b.Len() > loop.MaxPromptBytes {
-		return "", &loop.PromptTooLargeError{}
+		return loop.Input{}, &loop.PromptTooLargeError{}
 	}
-	return b.String(), nil
+	return loop.Input{Text: b.String(), Images: images}, nil
+}
+
+// isImageType reports a blob's media type naming an image ("image/...",
+// parameters ignored).
+func isImageType(mime *string) bool {
+	return mime != nil && strings.HasPrefix(strings.ToLower(strings.TrimSpace(*mime)), "image/")
+}
+
+// decodeImage decodes a block's base64 data; its type is told by its
+// content (the block's mimeType is the client's word only), and it must
+// be one the wires take, within providers.MaxImageBytes.
+func decodeImage(what, data string) (providers.Image, error) {
+	if base64.StdEncoding.DecodedLen(len(data)) > providers.MaxImageBytes+3 {
+		return providers.Image{}, fmt.Errorf("%s: the image is over the %d MiB limit for one image", what, providers.MaxImageBytes>>20)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return providers.Image{}, fmt.Errorf("%s: the image data is not base64: %v", what, err)
+	}
+	return loop.ImageFromBytes(what, raw)
 }
 
 // replay sends a loaded session's history as session/update: the user's
@@ -68,6 +108,9 @@ func (s *session) replay() {
 		case providers.RoleUser:
 			if m.Content != "" {
 				s.srv.update(s.id, sdk.UpdateUserMessageText(m.Content))
+			}
+			for _, im := range m.Images {
+				s.srv.update(s.id, sdk.UpdateUserMessage(sdk.ImageBlock(im.Base64(), im.MIME)))
 			}
 		case providers.RoleAssistant:
 			if m.Reasoning != "" {

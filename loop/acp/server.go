@@ -88,7 +88,7 @@ func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:         true,
-			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:     sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 		},

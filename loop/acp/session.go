@@ -48,7 +48,7 @@ func (s *session) attach(as *app.Session) {
 
 // prompt runs one turn and maps its exit to a stop reason.
 func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
-	input, err := promptText(blocks)
+	input, err := promptInput(blocks)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
@@ -68,10 +68,11 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 		s.running, s.stop = false, nil
 		s.mu.Unlock()
 	}()
-	res, err := s.app.Agent.Run(pctx, input)
+	res, err := s.app.Agent.RunInput(pctx, input)
 	if err != nil {
 		var big *loop.PromptTooLargeError
-		if errors.As(err, &big) {
+		var bad *loop.InputError
+		if errors.As(err, &big) || errors.As(err, &bad) {
 			return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 		}
 		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32600, Message: "talaria: " + err.Error()}

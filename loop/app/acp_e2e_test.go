@@ -169,7 +169,7 @@ func startACPClient(t *testing.T, home, cwd string, srv *pt.Server, c *acpClient
 	if err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, a.stderr)
 	}
-	if init.ProtocolVersion != 1 || !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext ||
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || !init.AgentCapabilities.PromptCapabilities.Image ||
 		!init.AgentCapabilities.McpCapabilities.Http || init.AgentInfo == nil || init.AgentInfo.Name != "talaria" {
 		t.Fatalf("initialize: %+v", init)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"talaria/loop"
+	"talaria/providers"
 )
 
 // Headless exit codes (CONTRACT.md).
@@ -48,6 +49,8 @@ type HeadlessOptions struct {
 	// Started is when the run began, for the result's duration_ms (zero:
 	// when RunHeadless was called).
 	Started time.Time
+	// Images are attached to the prompt's user message (--image).
+	Images []providers.Image
 }
 
 // RunHeadless runs the prompt as one turn (then any queued turns) and
@@ -72,15 +75,20 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 	var res loop.Result
 	var sum runTotals
 	unsaved := false
+	images := o.Images
 	for {
-		r, err := s.Agent.Run(ctx, input)
+		r, err := s.Agent.RunInput(ctx, loop.Input{Text: input, Images: images})
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "talaria:", err)
-			if _, big := err.(*loop.PromptTooLargeError); big {
+			if usageError(err) {
 				return ExitUsage
 			}
 			return ExitIncomplete
 		}
+		if note := imagesNote(s, len(images)); note != "" {
+			fmt.Fprintln(o.Stderr, "talaria:", note)
+		}
+		images = nil // queued turns are text
 		res = r
 		sum.add(res)
 		switch {

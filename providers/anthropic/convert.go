@@ -26,7 +26,7 @@ const (
 // message list. System messages become the system parameter, tool results
 // become user-role tool_result blocks with consecutive ones merged into one
 // user message (a result's images, within imageBudget(), are image blocks
-// after its text), and an assistant message gets back its thinking blocks,
+// after its text, and so are the images a user message carries), and an assistant message gets back its thinking blocks,
 // verbatim and in their original order, from a ReasoningReplay written by
 // this transport. No cache_control is set here; buildRequest places the
 // breakpoints.
@@ -43,6 +43,10 @@ func convertMessages(msgs []providers.Message) ([]block, []message, error) {
 			system = append(system, textBlock(m.Content))
 		case providers.RoleUser:
 			out = appendUser(out, textBlock(orDefault(m.Content, providers.PlaceholderUser)), false)
+			if sent != nil && len(sent[i]) > 0 {
+				u := &out[len(out)-1]
+				u.Content = appendImages(u.Content, sent[i])
+			}
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, &m)
 			if err != nil {

@@ -24,7 +24,8 @@ const replayKey = APIMode
 // results are written as plain text: Converse refuses toolUse/toolResult
 // blocks in a request without toolConfig (a final call without tools).
 // sent[i] (see sentImages) are the images sent in the toolResult of
-// msgs[i], after its text.
+// msgs[i], after its text, or, for a user message, image blocks after
+// its text.
 func convertMessages(msgs []providers.Message, toolsAsText bool, sent [][]providers.Image) ([]wireMessage, error) {
 	out := make([]wireMessage, 0, len(msgs))
 	add := func(role string, blocks ...contentBlock) {
@@ -40,6 +41,7 @@ func convertMessages(msgs []providers.Message, toolsAsText bool, sent [][]provid
 			continue
 		case providers.RoleUser:
 			add("user", textBlock(orDefault(m.Content, providers.PlaceholderUser)))
+			add("user", userImageBlocks(imagesOf(sent, i))...)
 		case providers.RoleAssistant:
 			blocks, err := assistantBlocks(i, m, toolsAsText)
 			if err != nil {

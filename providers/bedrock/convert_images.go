@@ -62,3 +62,15 @@ func appendImages(content []toolResultEntry, ims []providers.Image) []toolResult
 	}
 	return content
 }
+
+// userImageBlocks is an image content block per image of a user message.
+func userImageBlocks(ims []providers.Image) []contentBlock {
+	out := make([]contentBlock, 0, len(ims))
+	for _, im := range ims {
+		out = append(out, contentBlock{Image: &imageBlock{
+			Format: strings.TrimPrefix(im.MIME, "image/"),
+			Source: imageSource{Bytes: im.Data},
+		}})
+	}
+	return out
+}

@@ -66,6 +66,8 @@ type contentBlock struct {
 	ToolUse          *toolUseBlock     `json:"toolUse,omitempty"`
 	ToolResult       *toolResultBlock  `json:"toolResult,omitempty"`
 	ReasoningContent *reasoningContent `json:"reasoningContent,omitempty"`
+	// Image is an image of a user message (an attachment).
+	Image *imageBlock `json:"image,omitempty"`
 }
 
 type toolUseBlock struct {

@@ -35,7 +35,8 @@ type replayData struct {
 // text part); reasoning text is not sent back. Tool results become
 // functionResponse parts of a role "user" turn, consecutive results in one
 // turn, each followed by its images as inlineData parts (within
-// imageBudget()), the name taken from ToolName or from the call they answer.
+// imageBudget()), the name taken from ToolName or from the call they answer;
+// a user message's images follow its text as inlineData parts.
 func convertMessages(msgs []providers.Message) ([]content, error) {
 	out := make([]content, 0, len(msgs))
 	names := map[string]string{} // tool-call id -> name
@@ -55,6 +56,9 @@ func convertMessages(msgs []providers.Message) ([]content, error) {
 			continue
 		case providers.RoleUser:
 			add("user", false, textPart(orDefault(m.Content, providers.PlaceholderUser)))
+			if sent != nil {
+				add("user", false, imageParts(sent[i])...)
+			}
 		case providers.RoleAssistant:
 			parts, err := modelParts(i, m, names)
 			if err != nil {

@@ -72,6 +72,9 @@ type (
 		Thinking  string     `json:"thinking,omitempty"`
 		ToolCalls []toolCall `json:"tool_calls,omitempty"`
 		ToolName  string     `json:"tool_name,omitempty"`
+		// Images are a user message's images, base64 (the native API's
+		// form).
+		Images []string `json:"images,omitempty"`
 	}
 	toolCall struct {
 		ID       string `json:"id,omitempty"`
@@ -115,9 +118,18 @@ func (t *chatTransport) encode(req providers.Request) (*chatRequest, error) {
 	}
 	// Images of tool results keep only their text placeholders here (the
 	// /v1 path sends them): a cut made to keep the binary in its budget.
-	for _, m := range req.Messages {
+	// A user message's images go in its images list, within the default
+	// budget.
+	sent := providers.DefaultImageBudget().Select(req.Messages)
+	for i, m := range req.Messages {
 		cm := chatMessage{Role: string(m.Role), Content: m.Content}
 		switch m.Role {
+		case providers.RoleUser:
+			if sent != nil {
+				for _, im := range sent[i] {
+					cm.Images = append(cm.Images, im.Base64())
+				}
+			}
 		case providers.RoleAssistant:
 			cm.Thinking = m.Reasoning
 			for _, c := range m.ToolCalls {

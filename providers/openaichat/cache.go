@@ -51,12 +51,13 @@ type msgCache struct {
 // sees only msgs[trust:]: a trusted message's images, not chosen last time
 // while nothing else took the budget, are not chosen now that later
 // images take some (providers.ImageBudget picks from the end), and a
-// first message that is not a tool result has none to send.
+// first message that is not a tool result and holds no image has none to
+// send.
 func (c *msgCache) pickImages(msgs []providers.Message, trust int, pick func([]providers.Message) [][]providers.Image) [][]providers.Image {
 	if pick == nil {
 		return nil
 	}
-	if trust <= 1 || !c.noneSent || msgs[0].Role == providers.RoleTool {
+	if trust <= 1 || !c.noneSent || msgs[0].Role == providers.RoleTool || len(msgs[0].Images) > 0 {
 		return pick(msgs)
 	}
 	part := pick(msgs[trust:])
@@ -81,6 +82,9 @@ type cacheEntry struct {
 	// imageSrc what it was encoded from.
 	images   []byte
 	imageSrc []imageRef
+	// userImages are the images raw holds, for a user message sent with
+	// its images (convert_images.go); nil for none.
+	userImages []providers.Image
 }
 
 // sameWire reports whether two messages encode the same on this wire
@@ -171,20 +175,28 @@ func (c *msgCache) assemble(msgs []providers.Message, appendOnly bool, pick func
 			}
 		}
 		m, e := &msgs[i], &c.entries[i]
-		if (i == 0 || i >= trust) && (e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m)) {
+		userImages := userSent(msgs, sent, i)
+		if ((i == 0 || i >= trust) && (e.extra != withExtra || (e.raw == nil && !e.skip) || !sameWire(&e.src, m))) || !sameImages(e.userImages, userImages) {
 			same = min(same, i)
 			v, skip, err := toWire(i, m, withExtra)
 			if err != nil {
 				e.raw, e.skip = nil, false
 				return nil, err
 			}
-			e.src, e.extra, e.skip, e.raw = snapshot(m), withExtra, skip, nil
-			if !skip {
+			e.src, e.extra, e.skip, e.raw, e.userImages = snapshot(m), withExtra, skip, nil, nil
+			switch {
+			case len(userImages) > 0:
+				if e.raw, err = encodeUserMessage(m.Content, userImages); err != nil {
+					return nil, fmt.Errorf("message %d: %w", i, err)
+				}
+				e.userImages = userImages
+			case !skip:
 				if e.raw, err = json.Marshal(v); err != nil {
 					return nil, fmt.Errorf("message %d: %w", i, err)
 				}
 			}
 		}
+		images = images || len(e.userImages) > 0
 		batch = batchImages(batch, msgs, sent, i)
 		before := e.images
 		if err := e.setImages(msgs, i, batch); err != nil {

@@ -14,6 +14,10 @@ import (
 // The tool messages keep their "[image …]" placeholders; the user message
 // holds, for each result with images, a caption naming the call and then
 // its images as image_url parts with base64 data: URLs.
+//
+// A user message's own images (the user attached them) go in that
+// message: its content becomes a list, the text part first, then an
+// image_url part per image.
 
 // imageRef is one tool result's share of an image message: what it was
 // encoded from, to tell on the next call whether the bytes still hold.
@@ -121,4 +125,56 @@ func (e *cacheEntry) setImages(msgs []providers.Message, i int, batch []imageRef
 	}
 	e.images, e.imageSrc = raw, append([]imageRef(nil), batch...)
 	return nil
+}
+
+// userSent is the images sent with msgs[i] when it is a user message.
+func userSent(msgs []providers.Message, sent [][]providers.Image, i int) []providers.Image {
+	if msgs[i].Role != providers.RoleUser || i >= len(sent) {
+		return nil
+	}
+	return sent[i]
+}
+
+// sameImages reports whether two image lists encode the same; data that
+// shares its backing array compares in O(1).
+func sameImages(a, b []providers.Image) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].MIME != b[i].MIME || !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeUserMessage writes a user message with images: a text part, then
+// an image_url part with a base64 data: URL per image.
+func encodeUserMessage(text string, ims []providers.Image) ([]byte, error) {
+	body, err := json.Marshal(orDefault(text, providers.PlaceholderUser))
+	if err != nil {
+		return nil, err
+	}
+	enc := base64.StdEncoding
+	size := len(body) + 64
+	for _, im := range ims {
+		size += enc.EncodedLen(len(im.Data)) + len(im.MIME) + 64
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"role":"user","content":[{"type":"text","text":`...)
+	out = append(out, body...)
+	out = append(out, '}')
+	for _, im := range ims {
+		mime, err := json.Marshal(im.MIME)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, `,{"type":"image_url","image_url":{"url":"data:`...)
+		out = append(out, mime[1:len(mime)-1]...)
+		out = append(out, `;base64,`...)
+		out = enc.AppendEncode(out, im.Data)
+		out = append(out, `"}}`...)
+	}
+	return append(out, "]}"...), nil
 }

@@ -121,6 +121,10 @@ func convertMessages(msgs []providers.Message, sent [][]providers.Image) (string
 				system = append(system, m.Content)
 			}
 		case providers.RoleUser:
+			if ims := imagesAt(sent, i); len(ims) > 0 {
+				items = append(items, inputItem{Type: "message", Role: "user", Parts: userParts(m.Content, ims)})
+				continue
+			}
 			items = append(items, inputItem{Type: "message", Role: "user", Content: orDefault(m.Content, providers.PlaceholderUser)})
 		case providers.RoleAssistant:
 			items = append(items, replayItems(m.ReasoningReplay)...)

@@ -31,3 +31,22 @@ func appendImageParts(parts []inputPart, m *providers.Message, ims []providers.I
 	}
 	return parts
 }
+
+// imagesAt is sent[i], or nil.
+func imagesAt(sent [][]providers.Image, i int) []providers.Image {
+	if i < len(sent) {
+		return sent[i]
+	}
+	return nil
+}
+
+// userParts is a user message's content with images: its text, then an
+// input_image part for each image.
+func userParts(text string, ims []providers.Image) []inputPart {
+	parts := make([]inputPart, 0, 1+len(ims))
+	parts = append(parts, inputPart{Type: "input_text", Text: orDefault(text, providers.PlaceholderUser)})
+	for _, im := range ims {
+		parts = append(parts, inputPart{Type: "input_image", ImageURL: im.DataURL()})
+	}
+	return parts
+}
