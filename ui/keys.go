@@ -25,6 +25,7 @@ type keyMap struct {
 	Pager         key.Binding
 	FocusLane     key.Binding
 	Approvals     key.Binding
+	PasteImage    key.Binding
 }
 
 // defaultKeyMap returns the bindings of CONTRACT.md's key table plus the
@@ -45,12 +46,13 @@ func defaultKeyMap() keyMap {
 		Pager:         key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "pager: full transcript, tool output and diffs (/ n N g G y c q)")),
 		FocusLane:     key.NewBinding(key.WithKeys("ctrl+up", "ctrl+down"), key.WithHelp("ctrl+↑/↓", "focus a running tool · x stops only it · esc unfocus")),
 		Approvals:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "approvals: ask → auto-edit → read-only")),
+		PasteImage:    key.NewBinding(key.WithKeys("ctrl+v"), key.WithHelp("ctrl+v", "attach the clipboard's image")),
 	}
 }
 
 // help returns the bindings in the order /help lists them.
 func (k keyMap) help() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals}
+	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals, k.PasteImage}
 }
 
 // handleKey routes a key press, then saves what it added to the input
@@ -107,7 +109,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleMouse()
 	case key.Matches(msg, k.Approvals):
 		return m.cycleApprovals()
-	case msg.String() == "ctrl+v": // an image on the clipboard (attach_clipboard.go)
+	case key.Matches(msg, k.PasteImage): // an image on the clipboard (attach_clipboard.go)
 		return m.pasteClipboardImage()
 	}
 	return m.editInput(msg)
