@@ -38,6 +38,7 @@ type options struct {
 	json          bool
 	stdinCommands bool
 	demo          bool
+	version       bool // --version, -v: the same as `talaria version`
 	args          []string
 	script        scriptOptions // main_script.go
 }
@@ -70,6 +71,10 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		fmt.Fprintln(stderr, "talaria --help lists the commands and flags")
 		return app.ExitUsage
+	}
+	if o.version {
+		fmt.Fprintln(stdout, version)
+		return 0
 	}
 	if len(o.args) > 0 && o.args[0] == "acp" {
 		return acpCmd(o, o.args[1:], stdin, stdout, stderr)
@@ -122,6 +127,8 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
+	fs.BoolVar(&o.version, "version", false, "print the version (same as talaria version)")
+	fs.BoolVar(&o.version, "v", false, "same as --version")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	defineScriptFlags(fs, o)
 	f.Version = version

@@ -29,7 +29,7 @@ func subcommandHelp() [][2]string {
 		{"replay FILE", "replay a --record file offline and compare (--fast, --live-tools, --json)"},
 		{"extensions [--json]", "custom commands, skills, agents and hooks found here, the file of each, notices"},
 		{"acp", "serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim) and acpx"},
-		{"version", "print the version"},
+		{"version", "print the version (also --version, -v)"},
 		{"help", "this help (same as --help)"},
 	}
 }
