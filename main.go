@@ -344,8 +344,10 @@ func sessionsSearch(st *persist.Store, args []string, stdout, stderr io.Writer) 
 }
 
 func export(o *options, args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "talaria: usage: talaria export ID")
+	ref, format, err := exportArgs(args) // main_export.go
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: export:", err)
+		fmt.Fprintln(stderr, "talaria: usage: talaria export ID [--format jsonl|markdown]")
 		return app.ExitUsage
 	}
 	st, err := openStore(o)
@@ -353,12 +355,16 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
-	sess, err := st.ResolveSession(args[0])
+	sess, err := st.ResolveSession(ref)
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria: export:", err)
 		return app.ExitUsage
 	}
-	if err := st.ExportSession(stdout, sess.ID); err != nil {
+	write := st.ExportSession
+	if format == formatMarkdown {
+		write = st.ExportMarkdown
+	}
+	if err := write(stdout, sess.ID); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}

@@ -93,7 +93,7 @@ func TestForkSessionCopiesHistoryAndCheckpoints(t *testing.T) {
 		t.Fatalf("a record after the fork numbers on: %+v", cps)
 	}
 	after, _ := s.GetSession(orig.ID)
-	after.UpdatedAt, before.UpdatedAt = before.UpdatedAt, before.UpdatedAt
+	after.UpdatedAt = before.UpdatedAt
 	if !reflect.DeepEqual(before, after) {
 		t.Fatalf("the original changed:\nbefore %+v\nafter  %+v", before, after)
 	}
