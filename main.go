@@ -400,6 +400,7 @@ func tui(o *options, stderr io.Writer) int {
 	opts.PrintOnExit, opts.MouseOff = cfg.Display.PrintOnExit, cfg.Display.Mouse != nil && !*cfg.Display.Mouse
 	opts.Notify = ui.NotifyOptions{When: cfg.Notifications.When, Mode: cfg.Notifications.Mode, MinSeconds: cfg.Notifications.MinSeconds, Command: cfg.Notifications.Command}
 	rewindCommands(w, &opts.Commands)
+	opts.Commands.More = moreCommands(w, app.Home(f.Home), errors.Is(err, config.ErrNoProvider)) // tui_models.go: with no provider, the setup dialog
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
