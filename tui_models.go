@@ -14,12 +14,12 @@ import (
 // setupProviderOrder is how the setup dialog presents each provider, in
 // the order it lists them.
 var setupProviderOrder = []struct{ name, desc string }{
-	{"openai", "OpenAI (chat completions)"},
+	{"openai", "OpenAI"},
 	{"anthropic", "Anthropic (Claude)"},
 	{"gemini", "Google Gemini"},
-	{"openrouter", "OpenRouter (many models, one key)"},
-	{"ollama", "Ollama on this machine (:11434)"},
-	{"custom", "any OpenAI-compatible server (llama.cpp, vLLM, LM Studio)"},
+	{"openrouter", "OpenRouter (many models)"},
+	{"ollama", "Ollama on this machine"},
+	{"custom", "an OpenAI-compatible server (llama.cpp, vLLM, LM Studio)"},
 }
 
 // moreCommands answers /model's picker, /rename, /fork and, when setup

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ type modelPicker struct {
 	models     []string        // configured first, then the listed ones
 	configured map[string]bool // which of models are configured
 	pinned     []string        // listed first whatever the endpoint says (the setup's default)
+	pinnedTag  string          // what the row of a pinned model says ("default")
 	matches    []int           // indices into models
 	sel, top   int
 	loading    bool
@@ -298,6 +300,9 @@ func (m *Model) modelPickerParts() []boxPart {
 	}
 	if len(rows) == 0 {
 		text := "  no model matches"
+		if len(mp.models) == 0 && !mp.loading {
+			text = "  no models listed · type a model name, enter uses it"
+		}
 		if name := mp.chosen(p.filter.value()); name != "" {
 			text = "  no model matches · enter uses " + name + " as typed"
 		} else if mp.loading {
@@ -307,7 +312,15 @@ func (m *Model) modelPickerParts() []boxPart {
 	}
 	parts = append(parts, boxPart{lines: rows, rank: 3, keep: 1})
 	if mp.note != "" {
-		parts = append(parts, boxPart{lines: []string{st.Faint.Render(ansi.Truncate("  "+mp.note, w, "…"))}, rank: 1})
+		var lines []string
+		for i, l := range wrapText(mp.note, max(1, w-2)) {
+			if i == 2 {
+				lines[1] = ansi.Truncate(lines[1]+" …", w, "…")
+				break
+			}
+			lines = append(lines, st.Faint.Render(ansi.Truncate("  "+l, w, "…")))
+		}
+		parts = append(parts, boxPart{lines: lines, rank: 1, keep: 1})
 	}
 	hint := "↑↓ move · enter switch · esc close"
 	if p.setup != nil {
@@ -323,6 +336,8 @@ func (m *Model) modelRow(mp *modelPicker, name string, selected bool, w int) str
 	switch {
 	case name == mp.current:
 		tag = "current"
+	case slices.Contains(mp.pinned, name):
+		tag = or(mp.pinnedTag, "configured")
 	case mp.configured[name]:
 		tag = "configured"
 	}

@@ -281,9 +281,9 @@ func (m *Model) setupToModel() tea.Cmd {
 	pr := d.provider()
 	mp := newModelPicker(pr.Name, "")
 	n, of := d.stepNumber()
-	mp.title = fmt.Sprintf("Pick a model for %s (step %d of %d)", pr.Name, n, of)
+	mp.title = fmt.Sprintf("Set up: pick a model (step %d of %d)", n, of)
 	if pr.DefaultModel != "" {
-		mp.pinned = []string{pr.DefaultModel}
+		mp.pinned, mp.pinnedTag = []string{pr.DefaultModel}, "default"
 		mp.setList(ModelList{Provider: pr.Name})
 		mp.loading, mp.note = true, ""
 	}
@@ -413,8 +413,12 @@ func (m *Model) setupParts() []boxPart {
 	case setupProvider:
 		parts = append(parts, text("No model provider is configured yet. Pick one:", 4))
 		var rows []string
+		nameW := 0
+		for _, pr := range d.providers {
+			nameW = max(nameW, len(pr.Name))
+		}
 		for i, pr := range d.providers {
-			rows = append(rows, m.setupProviderRow(i, pr, i == d.sel, w))
+			rows = append(rows, m.setupProviderRow(i, pr, nameW, i == d.sel, w))
 		}
 		parts = append(parts, boxPart{lines: rows, rank: 3, keep: 1})
 		hint = "↑↓ move · enter choose · esc skip"
@@ -454,7 +458,7 @@ func (m *Model) setupNote(d *setupDialog) boxPart {
 
 // setupProviderRow draws one provider: number, name, what it is and
 // whether its key is set.
-func (m *Model) setupProviderRow(i int, pr SetupProvider, selected bool, w int) string {
+func (m *Model) setupProviderRow(i int, pr SetupProvider, nameW int, selected bool, w int) string {
 	key := ""
 	switch {
 	case pr.KeySet:
@@ -462,7 +466,7 @@ func (m *Model) setupProviderRow(i int, pr SetupProvider, selected bool, w int) 
 	case pr.KeyEnv == "" && pr.KeyOptional:
 		key = " · no key"
 	}
-	row := fmt.Sprintf("%d. %-16s %s%s", i+1, pr.Name, pr.Description, key)
+	row := fmt.Sprintf("%d. %s  %s%s", i+1, padRight(pr.Name, nameW), pr.Description, key)
 	if selected {
 		return m.look.st.PopupSelected.Render(padRight(ansi.Truncate("› "+row, w, "…"), w))
 	}

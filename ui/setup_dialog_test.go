@@ -72,7 +72,7 @@ func TestSetupDialogFirstRunStoresTypedKey(t *testing.T) {
 		t.Fatalf("the typed key shows on the screen:\n%s", s)
 	}
 	h.settle(keyMsg("enter"))
-	contains(t, h.screen(), "Pick a model for openai (step 3 of 3)", "gpt-4.1", "gpt-4o-mini")
+	contains(t, h.screen(), "Set up: pick a model (step 3 of 3) · openai", "gpt-4.1", "gpt-4o-mini")
 	h.typeText("mini")
 	h.settle(keyMsg("enter"))
 	want := SetupRequest{Provider: "openai", KeyEnv: "OPENAI_API_KEY", Key: "sk-proj-SECRETVALUE1234", Model: "gpt-4o-mini"}
@@ -147,7 +147,7 @@ func TestSetupDialogStepsBack(t *testing.T) {
 	h.key("esc")
 	contains(t, h.screen(), "step 1 of 3")
 	h.press("3") // ollama: no key step
-	contains(t, h.screen(), "Pick a model for ollama", "step 2 of 2")
+	contains(t, h.screen(), "pick a model (step 2 of 2) · ollama")
 	h.key("esc")
 	contains(t, h.screen(), "step 1 of 2")
 	h.key("esc")

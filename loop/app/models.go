@@ -118,6 +118,10 @@ func (c *ModelCatalog) getJSON(ctx context.Context, u string, out any, headers .
 	}
 	res, err := c.client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is said once, without its query
+		}
 		return fmt.Errorf("GET %s: %w", redactURL(u), err)
 	}
 	defer res.Body.Close()
