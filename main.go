@@ -38,6 +38,7 @@ type options struct {
 	json          bool
 	stdinCommands bool
 	demo          bool
+	version       bool // --version, -v: the same as `talaria version`
 	args          []string
 	script        scriptOptions // main_script.go
 	images        imageFlags    // --image FILE (main_image.go)
@@ -71,6 +72,10 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		fmt.Fprintln(stderr, "talaria --help lists the commands and flags")
 		return app.ExitUsage
+	}
+	if o.version {
+		fmt.Fprintln(stdout, version)
+		return 0
 	}
 	if len(o.args) > 0 && o.args[0] == "acp" {
 		return acpCmd(o, o.args[1:], stdin, stdout, stderr)
@@ -123,6 +128,8 @@ func defineFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "with -p: JSON Lines events on stdout")
 	fs.BoolVar(&o.stdinCommands, "stdin-commands", false, "with -p: read /steer TEXT, /stop, /queue TEXT, /cancel ID lines from stdin")
 	fs.BoolVar(&o.demo, "demo", false, "offline tour with a scripted provider")
+	fs.BoolVar(&o.version, "version", false, "print the version (same as talaria version)")
+	fs.BoolVar(&o.version, "v", false, "same as --version")
 	fs.StringVar(&f.Record, "record", "", "record every provider request and response and every tool result to FILE (JSON Lines)")
 	defineScriptFlags(fs, o)
 	defineImageFlags(fs, o)
@@ -348,8 +355,10 @@ func sessionsSearch(st *persist.Store, args []string, stdout, stderr io.Writer) 
 }
 
 func export(o *options, args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "talaria: usage: talaria export ID")
+	ref, format, err := exportArgs(args) // main_export.go
+	if err != nil {
+		fmt.Fprintln(stderr, "talaria: export:", err)
+		fmt.Fprintln(stderr, "talaria: usage: talaria export ID [--format jsonl|markdown]")
 		return app.ExitUsage
 	}
 	st, err := openStore(o)
@@ -357,12 +366,16 @@ func export(o *options, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
-	sess, err := st.ResolveSession(args[0])
+	sess, err := st.ResolveSession(ref)
 	if err != nil {
 		fmt.Fprintln(stderr, "talaria: export:", err)
 		return app.ExitUsage
 	}
-	if err := st.ExportSession(stdout, sess.ID); err != nil {
+	write := st.ExportSession
+	if format == formatMarkdown {
+		write = st.ExportMarkdown
+	}
+	if err := write(stdout, sess.ID); err != nil {
 		fmt.Fprintln(stderr, "talaria:", err)
 		return app.ExitIncomplete
 	}
@@ -398,6 +411,7 @@ func tui(o *options, stderr io.Writer) int {
 	opts.PrintOnExit, opts.MouseOff = cfg.Display.PrintOnExit, cfg.Display.Mouse != nil && !*cfg.Display.Mouse
 	opts.Notify = ui.NotifyOptions{When: cfg.Notifications.When, Mode: cfg.Notifications.Mode, MinSeconds: cfg.Notifications.MinSeconds, Command: cfg.Notifications.Command}
 	rewindCommands(w, &opts.Commands)
+	opts.Commands.More = moreCommands(w, app.Home(f.Home), errors.Is(err, config.ErrNoProvider)) // tui_models.go: with no provider, the setup dialog
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd

@@ -21,7 +21,7 @@ func subcommandHelp() [][2]string {
 		{"sessions rm ID", "delete a session"},
 		{"sessions rename ID TITLE", "rename a session"},
 		{"sessions search QUERY", "search past sessions (--session ID, --limit N, --json)"},
-		{"export ID", "the session's messages as JSON Lines"},
+		{"export ID [--format markdown]", "the session's messages as JSON Lines, or as Markdown for people"},
 		{"checkpoints ID [--json]", "the session's turns, their checkpoints and changed files"},
 		{"checkpoints prune", "prune the checkpoint store (--dry-run, --keep-sessions N, --max-bytes N, --json)"},
 		{"rewind ID --to TURN", "undo turns: --code, --conversation (default both), --force"},
@@ -29,7 +29,7 @@ func subcommandHelp() [][2]string {
 		{"replay FILE", "replay a --record file offline and compare (--fast, --live-tools, --json)"},
 		{"extensions [--json]", "custom commands, skills, agents and hooks found here, the file of each, notices"},
 		{"acp", "serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim) and acpx"},
-		{"version", "print the version"},
+		{"version", "print the version (also --version, -v)"},
 		{"help", "this help (same as --help)"},
 	}
 }

@@ -60,6 +60,8 @@ func (m *Model) runCommand(name, args string) tea.Cmd {
 		return m.external(name, args)
 	case "rewind", "undo", "diff":
 		return m.rewindCommand(name, args)
+	case "rename", "fork":
+		return m.sessionCommand(name, args) // fork_commands.go
 	case "skills":
 		return m.listSkills()
 	case "agents":
@@ -223,13 +225,8 @@ func listSessions(ctx context.Context, cb Commands) tea.Cmd {
 
 // switchModel runs /model.
 func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
-	if spec == "" && m.ses.provider == "" && m.ses.model == "" {
-		m.notice(noticeInfo, noProviderModelText)
-		return nil
-	}
 	if spec == "" {
-		m.notice(noticeInfo, fmt.Sprintf("model: %s/%s · /model [provider/]name switches", m.ses.provider, m.ses.model))
-		return nil
+		return m.openModelPicker() // model_picker.go
 	}
 	cb := m.opts.Commands.Model
 	return func() tea.Msg {

@@ -87,6 +87,9 @@ func (m *Model) startTurn(text string) tea.Cmd {
 		m.chromeDirty = true
 		return m.setHint("queued: /"+m.pending+" is still running", 3*time.Second)
 	}
+	if cmd, ok := m.setupBeforeTurn(text); ok { // no provider yet: setup_dialog.go
+		return cmd
+	}
 	m.addUser(userText(text, m.comp.sentImages), false)
 	if m.agent == nil {
 		m.notice(noticeError, "No agent is configured, so nothing was sent.")

@@ -151,6 +151,7 @@ func newModel(parent context.Context, opts Options) *Model {
 	if opts.Notice != "" {
 		m.notice(noticeInfo, opts.Notice)
 	}
+	m.setupAtStart() // no provider yet: setup_dialog.go
 	if m.agent == nil && opts.Notice == "" {
 		m.notice(noticeWarn, "No agent is configured: set a provider in config.yaml or run talaria --demo.")
 	}

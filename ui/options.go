@@ -168,6 +168,8 @@ type Commands struct {
 	// Timeline returns the span log of turn (0: the last one) for
 	// /timeline [TURN].
 	Timeline func(ctx context.Context, turn int) (*trace.Log, error)
+	// More: /model's picker, first-run setup, /rename, /fork (model_picker.go).
+	More MoreCommands
 }
 
 // RewindPoint is one turn /rewind offers: its user message and the files

@@ -30,8 +30,14 @@ type picker struct {
 	now     time.Time // when the list came, for the "3h ago" column
 
 	searching bool               // a full-text search is on its way
-	stop      context.CancelFunc // cancels it; nil when none
+	stop      context.CancelFunc // cancels it (or the model list's fetch); nil when none
 	note      string             // why the last search failed
+
+	// models, when set, makes this /model's picker (model_picker.go);
+	// setup, the first-run setup dialog (setup_dialog.go). The filter is
+	// their text input.
+	models *modelPicker
+	setup  *setupDialog
 }
 
 // newPicker lists the sessions, every one matching.
@@ -143,6 +149,12 @@ func (m *Model) pickerRows() int { return max(1, min(pickerMaxRows, m.high-1-5))
 // rest edits the filter.
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p, rows := m.modal.picker, m.pickerRows()
+	switch {
+	case p.setup != nil:
+		return m.setupKey(msg)
+	case p.models != nil:
+		return m.modelPickerKey(msg)
+	}
 	m.chromeDirty = true
 	switch msg.String() {
 	case "esc":
@@ -195,6 +207,12 @@ func (m *Model) resumePicked() tea.Cmd {
 // pickerParts lays out the picker: title with counts, filter, the visible
 // sessions, a failed search's note and the key hints.
 func (m *Model) pickerParts() []boxPart {
+	switch p := m.modal.picker; {
+	case p.setup != nil:
+		return m.setupParts()
+	case p.models != nil:
+		return m.modelPickerParts()
+	}
 	p, st, w, room := m.modal.picker, m.look.st, m.innerWidth(), m.pickerRows()
 	p.scroll(room)
 	title := st.Accent.Render("Resume a session") + st.Muted.Render(pickerCounts(p))

@@ -22,6 +22,16 @@ type searchResultMsg struct {
 // pickerFiltered applies a changed filter: it refilters the listed
 // sessions and starts a full-text search for the new text.
 func (m *Model) pickerFiltered() tea.Cmd {
+	switch p := m.modal.picker; {
+	case p.setup != nil && p.models == nil:
+		p.setup.note = ""
+		m.chromeDirty = true
+		return nil
+	case p.models != nil:
+		p.models.refilter(p.filter.value())
+		m.chromeDirty = true
+		return nil
+	}
 	m.modal.picker.refilter()
 	m.chromeDirty = true
 	return m.searchMessages()

@@ -179,6 +179,9 @@ func Transports() *providers.Registry {
 // continued with -c, or resumed with -r), system prompt, tools and agent.
 // Events go to sink.
 func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
+	if err := applyStoredKeys(Home(f.Home)); err != nil { // keys typed in the setup dialog (setup.go)
+		return nil, err
+	}
 	cfg, err := LoadConfig(f)
 	if err != nil {
 		return nil, err
