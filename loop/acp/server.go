@@ -110,6 +110,9 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	// The client learns the session's id from this response: the command
+	// list follows it (and goes again with the first prompt).
+	go sess.advertiseCommands()
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(sess.id), Modes: sess.modes()}, nil
 }
 
@@ -127,6 +130,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		return sdk.LoadSessionResponse{}, err
 	}
 	sess.replay()
+	sess.advertiseCommands()
 	return sdk.LoadSessionResponse{Modes: sess.modes()}, nil
 }
 

@@ -26,6 +26,8 @@ type session struct {
 	stop    context.CancelFunc
 	// spoke is set once the running prompt sent the client anything.
 	spoke bool
+	// prompted is set at the first session/prompt.
+	prompted bool
 	calls map[string]*callState // by tool call id, this prompt's
 	order []string              // call ids in the order they were announced
 	// rejected are the "reject always" answers: such calls are denied
@@ -58,7 +60,8 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32600, Message: "a prompt is already running in this session: wait for its response or send session/cancel"}
 	}
 	pctx, stop := context.WithCancel(ctx)
-	s.running, s.stop, s.spoke = true, stop, false
+	first := !s.prompted
+	s.running, s.stop, s.spoke, s.prompted = true, stop, false, true
 	clear(s.calls)
 	s.order = s.order[:0]
 	s.mu.Unlock()
@@ -68,7 +71,10 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 		s.running, s.stop = false, nil
 		s.mu.Unlock()
 	}()
-	res, err := s.app.Agent.RunInput(pctx, input)
+	if first {
+		s.advertiseCommands()
+	}
+	res, err := s.app.Agent.RunInput(pctx, s.expand(input))
 	if err != nil {
 		var big *loop.PromptTooLargeError
 		var bad *loop.InputError
