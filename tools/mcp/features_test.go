@@ -155,7 +155,7 @@ func TestResourceTools(t *testing.T) {
 	rs := toolsByName(m.ResourceTools())
 	list, read := rs["list_mcp_resources"], rs["read_mcp_resource"]
 	for _, tl := range []tools.Tool{list, read} {
-		if !tl.(interface{ ReadOnly() bool }).ReadOnly() || !tl.(interface{ ParallelSafe() bool }).ParallelSafe() {
+		if tr := tl.Traits(); !tr.ReadOnly || tr.Claimed || !tr.ParallelSafe {
 			t.Errorf("%s is not a read-only parallel-safe tool", tl.Name())
 		}
 	}

@@ -87,14 +87,11 @@ func TestConnectListAndCall(t *testing.T) {
 	}
 	ts := toolsByName(m.Tools())
 	echo, write := ts["local__echo"], ts["web__write"]
-	if ps, ok := echo.(interface{ ParallelSafe() bool }); !ok || !ps.ParallelSafe() {
-		t.Error("echo (readOnlyHint) is not parallel-safe")
+	if tr := echo.Traits(); !tr.ReadOnly || !tr.Claimed || !tr.ParallelSafe || !tr.Idempotent || tr.Destructive {
+		t.Errorf("echo (readOnlyHint, idempotentHint) traits: %+v", tr)
 	}
-	if ps := write.(interface{ ParallelSafe() bool }); ps.ParallelSafe() {
-		t.Error("write is parallel-safe")
-	}
-	if ro := echo.(interface{ ReadOnly() bool }); !ro.ReadOnly() {
-		t.Error("echo not read-only")
+	if tr := write.Traits(); tr.ReadOnly || tr.ParallelSafe || !tr.Destructive {
+		t.Errorf("write (destructiveHint) traits: %+v", tr)
 	}
 	if !strings.Contains(echo.Description(), "[MCP server local] Echo the text back.") {
 		t.Errorf("description = %q", echo.Description())
