@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,34 @@ func TestGuardrailWarningInCallOrder(t *testing.T) {
 				t.Errorf("%v carries the warning: %q", m["tool_call_id"], content)
 			}
 		}
+	}
+}
+
+// TestSixIdenticalFailuresStopWithDefaults (issue 24 defect 12): with the
+// TUI's defaults (hard stops off), the sixth identical failing call is not
+// run again; the model reads the refusal and the turn goes on.
+func TestSixIdenticalFailuresStopWithDefaults(t *testing.T) {
+	cfg := tools.DefaultGuardrailConfig()
+	f := newFixture(t, func(o *Options) { o.Guardrails = &cfg; o.MaxIterations = 20 })
+	for i := 1; i <= 6; i++ {
+		f.srv.Push(pt.ToolCalls(pt.Call{ID: fmt.Sprint("c", i), Name: "read_file", Args: `{"path":"missing.txt"}`}))
+	}
+	f.srv.Push(pt.Text("I will stop guessing"))
+	res := f.run(t, "read it")
+	if !res.Completed || res.FinalResponse != "I will stop guessing" {
+		t.Fatalf("result: %+v", res)
+	}
+	var blocked []string
+	for _, g := range ofType[*Guardrail](f.rec) {
+		if g.Action == tools.GuardBlock {
+			blocked = append(blocked, g.ID)
+		}
+	}
+	if strings.Join(blocked, " ") != "c6" {
+		t.Fatalf("blocked calls: %v", blocked)
+	}
+	last := messages(t, f.srv, 6)
+	if c, _ := last[len(last)-1]["content"].(string); !strings.Contains(c, tools.CodeExactFailureBlock) || !strings.Contains(c, "not run again") {
+		t.Fatalf("the sixth result: %q", c)
 	}
 }
