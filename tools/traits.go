@@ -28,6 +28,10 @@ type Traits struct {
 	// list, a question put to the user). It runs without approval in every
 	// mode and needs no checkpoint, but is not read-only to the guardrails.
 	Internal bool
+	// Housekeeping: a call produces no answer of its own (the task list):
+	// when only such calls ran after the model wrote text, that text can
+	// stand as the turn's answer.
+	Housekeeping bool
 	// Barrier: a call always runs alone, never beside another one (clarify
 	// waits for the user). Tools that are neither ParallelSafe nor
 	// path-scoped are barriers too.

@@ -85,7 +85,9 @@ func (ProcessTool) Traits() Traits {
 func (ClarifyTool) Traits() Traits { return Traits{Internal: true, Barrier: true} }
 
 // Traits implements Tool: todo changes only the session's task list.
-func (TodoTool) Traits() Traits { return Traits{Internal: true, ResetsProgress: true} }
+func (TodoTool) Traits() Traits {
+	return Traits{Internal: true, ResetsProgress: true, Housekeeping: true}
+}
 
 // Traits implements Tool: session_search reads the store.
 func (SessionSearchTool) Traits() Traits {
