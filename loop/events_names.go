@@ -1,9 +1,6 @@
 package loop
 
-import (
-	"reflect"
-	"sort"
-)
+import "reflect"
 
 // eventNames is the one table from an event's Go type to its contract name,
 // the "type" of its JSON Lines object. The emitter stamps every event from
@@ -42,14 +39,4 @@ func EventType(e Event) string {
 		return n
 	}
 	return e.Meta().Type
-}
-
-// EventTypes lists the contract names of every event type, sorted.
-func EventTypes() []string {
-	out := make([]string, 0, len(eventNames))
-	for _, n := range eventNames {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -60,7 +60,7 @@ func TestEventTableMatchesContract(t *testing.T) {
 			t.Fatalf("found only %d event types in %s: %v", len(table), p, table)
 		}
 		known := map[string]bool{}
-		for _, n := range EventTypes() {
+		for _, n := range eventNames {
 			known[n] = true
 		}
 		for _, n := range table {
@@ -72,7 +72,7 @@ func TestEventTableMatchesContract(t *testing.T) {
 	} else {
 		t.Log("no shared/CONTRACT.md above this checkout: checking the table against README.md only")
 	}
-	for _, n := range EventTypes() {
+	for _, n := range eventNames {
 		if !strings.Contains(docs, "`"+n+"`") && !strings.Contains(docs, "`"+n+" {") {
 			t.Errorf("event %s is documented nowhere", n)
 		}

@@ -55,7 +55,7 @@ func TestConnectListAndCall(t *testing.T) {
 	ctx := context.Background()
 	local := stdioConfig("local")
 	local.ToolTimeout = 300 * time.Millisecond
-	m, errs := Connect(ctx, []ServerConfig{
+	m, errs := connect(ctx, []ServerConfig{
 		local,
 		{Name: "broken", Command: "/nonexistent/mcp-server"},
 		{Name: "web", URL: httpSrv.URL},
@@ -142,7 +142,7 @@ func TestConnectListAndCall(t *testing.T) {
 
 func TestServerDiesAndReconnects(t *testing.T) {
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{stdioConfig("local")})
+	m, errs := connect(ctx, []ServerConfig{stdioConfig("local")})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -188,7 +188,7 @@ func TestServerDiesAndReconnects(t *testing.T) {
 
 func TestReconnectBackoff(t *testing.T) {
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{{Name: "broken", Command: "/nonexistent/mcp-server"}})
+	m, errs := connect(ctx, []ServerConfig{{Name: "broken", Command: "/nonexistent/mcp-server"}})
 	defer m.Close()
 	if len(errs) != 1 {
 		t.Fatalf("errs = %v", errs)
@@ -227,7 +227,7 @@ func TestHTTPServerGoneAndBack(t *testing.T) {
 	srv.Listener = ln
 	srv.Start()
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{{Name: "web", URL: "http://" + addr}})
+	m, errs := connect(ctx, []ServerConfig{{Name: "web", URL: "http://" + addr}})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}

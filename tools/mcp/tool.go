@@ -115,7 +115,7 @@ func (t *Tool) Server() string { return t.srv.cfg.Name }
 // Run implements tools.Tool. A dead server, a server that dies during the
 // call or one that does not answer within its tool_timeout gives an error
 // result, never a hang. The call carries a progressToken: the server's
-// progress notifications go to the callback of WithProgress. When ctx ends
+// progress notifications become its live output (tools.Output). When ctx ends
 // the SDK sends notifications/cancelled for this call's request id.
 func (t *Tool) Run(ctx context.Context, _ *tools.Env, args json.RawMessage) tools.Result {
 	if !t.offered() {
@@ -201,21 +201,12 @@ func (s *server) call(ctx context.Context, what string, timeout time.Duration, f
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// progressKey is the context key of WithProgress.
+// progressKey is the context key of a progress callback the tests set
+// (withProgress): each notifications/progress of the call goes to it as
+// one line ("message (3/10)").
 type progressKey struct{}
 
-// WithProgress returns a context whose MCP tool calls send a progressToken
-// and pass each notifications/progress of the call to fn as one line
-// ("message (3/10)"). fn may be called from another goroutine while the
-// call runs, never after it returned. A nil fn changes nothing.
-func WithProgress(ctx context.Context, fn func(text string)) context.Context {
-	if fn == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, progressKey{}, fn)
-}
-
-// progressFrom returns the callback of WithProgress; without one, the
+// progressFrom returns the tests' progress callback; without one, the
 // call's live output (tools.Output, which becomes tool.output events), one
 // line per notification; nil when nobody watches.
 func progressFrom(ctx context.Context) func(string) {
