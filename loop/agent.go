@@ -345,7 +345,7 @@ func (a *Agent) History() []providers.Message {
 // emit stamps and delivers an event.
 func (a *Agent) emit(turn int, e Event) {
 	h := e.Meta()
-	h.Type = typeOf(e)
+	h.Type = EventType(e)
 	h.SessionID = a.opts.SessionID
 	h.TS = Timestamp(a.opts.Now())
 	h.Turn = turn
@@ -355,54 +355,4 @@ func (a *Agent) emit(turn int, e Event) {
 // EmitSessionStarted announces the session; the wiring calls it once.
 func (a *Agent) EmitSessionStarted(cwd string, resumed bool) {
 	a.emit(0, &SessionStarted{Provider: a.opts.Provider, Model: a.opts.Model, Cwd: cwd, Resumed: resumed})
-}
-
-func typeOf(e Event) string {
-	switch e.(type) {
-	case *SessionStarted:
-		return TypeSessionStarted
-	case *TurnStarted:
-		return TypeTurnStarted
-	case *IterationStarted:
-		return TypeIterationStarted
-	case *MessageDelta:
-		return TypeMessageDelta
-	case *ReasoningDelta:
-		return TypeReasoningDelta
-	case *MessageCompleted:
-		return TypeMessageCompleted
-	case *ToolsPlanned:
-		return TypeToolsPlanned
-	case *ToolStarted:
-		return TypeToolStarted
-	case *ToolCompleted:
-		return TypeToolCompleted
-	case *RetryScheduled:
-		return TypeRetryScheduled
-	case *CredentialRotated:
-		return TypeCredentialRotated
-	case *FallbackActivated:
-		return TypeFallbackActivated
-	case *Guardrail:
-		return TypeGuardrail
-	case *SteerQueued:
-		return TypeSteerQueued
-	case *SteerDelivered:
-		return TypeSteerDelivered
-	case *BudgetRefunded:
-		return TypeBudgetRefunded
-	case *Compression:
-		return TypeCompression
-	case *TurnFinished:
-		return TypeTurnFinished
-	case *ToolOutput:
-		return TypeToolOutput
-	case *CheckpointCreated:
-		return TypeCheckpointCreated
-	case *APIAttempt:
-		return TypeAPIAttempt
-	case *ApprovalWaited:
-		return TypeApprovalWaited
-	}
-	return e.Meta().Type
 }

@@ -42,29 +42,11 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 	for attempt := 1; ; attempt++ {
 		tr, key, err := t.a.route.transport()
 		if err != nil {
-			// Every key of this backend is resting or dead: fall back, or
-			// wait for the first key to come back, or give up with the
-			// reason that put the keys to rest.
-			reason := last.Reason
-			if reason == "" {
-				reason = "credentials_exhausted"
-			}
-			if t.fallback(&req, reason) {
-				retries = 0
+			again, err := t.noTransport(&req, pol, &retries, &last, attempt, err)
+			if again {
 				continue
 			}
-			if wait, ok := t.keyReset(pol, retries); ok {
-				retries++
-				t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: wait.Milliseconds(), Reason: reason, Status: last.Status, Message: err.Error()})
-				if !providers.Sleep(t.ctx, wait) {
-					return nil, t.ctx.Err()
-				}
-				continue
-			}
-			if last.Reason == "" {
-				last = providers.Classified{Reason: providers.ReasonAuth, Message: err.Error()}
-			}
-			return nil, &callError{class: last, attempts: attempt, err: err}
+			return nil, err
 		}
 		resp, err := t.attempt(attempt, tr, req)
 		if err == nil {
@@ -102,13 +84,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			ae = *p
 		}
 		delay, honoured, tooLong := providers.RetryDelay(class, retries+1, ae.Headers, ae.Body, pol, t.a.jitter.Float(), t.a.opts.Now())
-		maxRetries := pol.MaxRetries
-		if class.AdaptiveBackoff {
-			maxRetries = max(maxRetries, providers.AdaptiveRetries)
-		}
-		if class.Reason == providers.ReasonConnectionRefused {
-			maxRetries = min(maxRetries, providers.ConnectionRefusedRetries)
-		}
+		maxRetries := maxRetriesFor(class, pol.MaxRetries)
 		// A usage limit whose reset the server stated, within the cap: wait
 		// for it rather than rotating or falling back.
 		waitReset := class.StructuredReset && honoured && !tooLong && class.Retryable && retries < maxRetries
@@ -135,6 +111,46 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return nil, t.ctx.Err()
 		}
 	}
+}
+
+// noTransport handles a backend whose every key is resting or dead (err
+// says why): it falls back to the next backend, or waits for the first key
+// to come back (counting a retry), or gives up with the reason that put
+// the keys to rest. again reports that the loop should try again.
+func (t *turn) noTransport(req *providers.Request, pol providers.RetryPolicy, retries *int, last *providers.Classified, attempt int, err error) (again bool, _ error) {
+	reason := last.Reason
+	if reason == "" {
+		reason = "credentials_exhausted"
+	}
+	if t.fallback(req, reason) {
+		*retries = 0
+		return true, nil
+	}
+	if wait, ok := t.keyReset(pol, *retries); ok {
+		*retries++
+		t.emit(&RetryScheduled{Attempt: *retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: wait.Milliseconds(), Reason: reason, Status: last.Status, Message: err.Error()})
+		if !providers.Sleep(t.ctx, wait) {
+			return false, t.ctx.Err()
+		}
+		return true, nil
+	}
+	if last.Reason == "" {
+		*last = providers.Classified{Reason: providers.ReasonAuth, Message: err.Error()}
+	}
+	return false, &callError{class: *last, attempts: attempt, err: err}
+}
+
+// maxRetriesFor is how many retries an error of class gets: the policy's,
+// more for adaptive backoff, fewer for a refused connection.
+func maxRetriesFor(class providers.Classified, policy int) int {
+	n := policy
+	if class.AdaptiveBackoff {
+		n = max(n, providers.AdaptiveRetries)
+	}
+	if class.Reason == providers.ReasonConnectionRefused {
+		n = min(n, providers.ConnectionRefusedRetries)
+	}
+	return n
 }
 
 // keyReset is how long until a resting key of the current backend comes

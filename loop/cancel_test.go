@@ -15,12 +15,12 @@ import (
 // its context ends or release is closed.
 type slowTool struct{ release chan struct{} }
 
-func (slowTool) Name() string        { return "slow" }
-func (slowTool) Description() string { return "waits" }
+func (slowTool) Name() string         { return "slow" }
+func (slowTool) Traits() tools.Traits { return tools.Traits{ReadOnly: true, ParallelSafe: true} }
+func (slowTool) Description() string  { return "waits" }
 func (slowTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
 }
-func (slowTool) ParallelSafe() bool { return true }
 func (s slowTool) Run(ctx context.Context, _ *tools.Env, raw json.RawMessage) tools.Result {
 	var a struct{ N int }
 	_ = json.Unmarshal(raw, &a)

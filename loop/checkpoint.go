@@ -4,21 +4,14 @@ import (
 	"fmt"
 
 	"talaria/providers"
-	"talaria/tools"
 )
 
 // mayChangeFiles reports whether any call of the batch may change files.
 func (a *Agent) mayChangeFiles(calls []providers.ToolCall) bool {
 	for _, c := range calls {
-		if tools.ChangesNoFiles(c.Name) { // terminal and the rest may change anything
-			continue
+		if a.opts.Tools.ChangesFiles(c.Name) {
+			return true
 		}
-		if tl, ok := a.opts.Tools.Get(c.Name); ok {
-			if ro, ok := tl.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-				continue
-			}
-		}
-		return true
 	}
 	return false
 }

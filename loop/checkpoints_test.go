@@ -69,7 +69,7 @@ func TestInterruptAtIterationStart(t *testing.T) {
 	interruptOn(f, TypeIterationStarted)
 	f.srv.Push(pt.Text("unused"))
 	res := f.run(t, "go")
-	if !IsInterrupted(res.ExitReason) || res.Completed {
+	if !res.ExitReason.Interrupted() || res.Completed {
 		t.Fatalf("result: %+v", res)
 	}
 }
@@ -107,7 +107,7 @@ func TestInterruptDuringNudgeStillClosesTheSession(t *testing.T) {
 	}
 	f.srv.Push(pt.ToolCalls(pt.Call{Name: "search_files", Args: `{"pattern":"q"}`}), emptyReply(), pt.Text("unused"))
 	res := f.run(t, "go")
-	if !IsInterrupted(res.ExitReason) {
+	if !res.ExitReason.Interrupted() {
 		t.Fatalf("result: %+v", res)
 	}
 	h := f.agent.History()

@@ -222,6 +222,9 @@ type FallbackActivated struct {
 // Guardrail is emitted when the tool-loop guardrail warns, blocks or halts.
 type Guardrail struct {
 	Header
+	// ID is the tool_call_id of the call the decision is about (its
+	// result carries the warning); "" when it is about no single call.
+	ID      string `json:"id,omitempty"`
 	Action  string `json:"action"`
 	Code    string `json:"code"`
 	Tool    string `json:"tool"`

@@ -22,17 +22,6 @@ func (a *Agent) toolSpecs() []providers.ToolSpec {
 	return specs
 }
 
-// parallelSafe reports tools that declare themselves safe to run side by
-// side (MCP tools whose server marks them read-only).
-func (a *Agent) parallelSafe(name string) bool {
-	t, ok := a.opts.Tools.Get(name)
-	if !ok {
-		return false
-	}
-	ps, ok := t.(interface{ ParallelSafe() bool })
-	return ok && ps.ParallelSafe()
-}
-
 // batchRun is the shared state of one tool batch, touched from workers.
 type batchRun struct {
 	mu    sync.Mutex
@@ -42,6 +31,25 @@ type batchRun struct {
 	scripts scriptCalls // the running execute_code call, for its inner calls
 
 	denied map[string]bool // calls the approval refused, by id
+	ran    map[string]bool // calls that ran to completion (After), by id
+}
+
+// finished records that call id ran to completion: its result is the
+// guardrails' to judge.
+func (b *batchRun) finished(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ran == nil {
+		b.ran = map[string]bool{}
+	}
+	b.ran[id] = true
+}
+
+// didRun reports whether call id ran to completion.
+func (b *batchRun) didRun(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ran[id]
 }
 
 // deny records that the approval refused call id.
@@ -80,7 +88,7 @@ func (t *turn) runTools(calls []providers.ToolCall) bool {
 		batch[i] = tools.BatchCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 	}
 	env := t.a.opts.ToolEnv
-	segs := tools.PlanBatch(batch, env.Cwd, t.a.parallelSafe)
+	segs := tools.PlanBatch(batch, env.Cwd, t.a.opts.Tools.Traits)
 	t.emitPlan(batch, segs)
 	t.checkpoint(calls)
 	run := &batchRun{}
@@ -115,8 +123,44 @@ func (t *turn) emitPlan(batch []tools.BatchCall, segs []tools.Segment) {
 	t.emit(&ToolsPlanned{Segments: out})
 }
 
-func (t *turn) emitGuardrail(d tools.GuardrailDecision) {
-	t.emit(&Guardrail{Action: d.Action, Code: d.Code, Tool: d.Tool, Count: d.Count, Message: d.Message})
+// emitGuardrail announces a decision about call id ("" when it is about
+// no single call).
+func (t *turn) emitGuardrail(id string, d tools.GuardrailDecision) {
+	t.emit(&Guardrail{ID: id, Action: d.Action, Code: d.Code, Tool: d.Tool, Count: d.Count, Message: d.Message})
+}
+
+// guardResult applies the guardrails to the result of call r, in call
+// order (the result saver calls it as it appends results, so in a parallel
+// batch the repeat, not the first of a pair, gets the warning): AfterCall
+// for a call that ran, then the stall guard. It returns the text the model
+// reads.
+func (t *turn) guardResult(r tools.CallResult, args string, run *batchRun) string {
+	out := r.Result.Output
+	if r.Cancelled {
+		return out
+	}
+	if run.didRun(r.ID) {
+		d := t.a.guard.AfterCall(r.Name, args, out, r.Result.IsError)
+		if d.Action == tools.GuardWarn || d.ShouldHalt() {
+			out += d.Annotation()
+			t.emitGuardrail(r.ID, d)
+		}
+		if d.ShouldHalt() {
+			run.stop(d)
+		}
+	}
+	o := t.a.guard.Observe(r.ID, r.Name, args, out, r.Result.IsError)
+	if o.Stub != "" {
+		out = o.Stub
+	}
+	if o.Notice != "" {
+		out += o.Notice
+	}
+	if o.Decision.ShouldHalt() {
+		t.emitGuardrail(r.ID, o.Decision)
+		run.stop(o.Decision)
+	}
+	return out
 }
 
 // hooks connects the executor to guardrails, approvals and events. They run
@@ -127,8 +171,10 @@ func (t *turn) hooks(run *batchRun, parent string) tools.ExecHooks {
 	return tools.ExecHooks{
 		Before: func(_ int, c tools.BatchCall) *tools.Result {
 			if d := t.a.guard.BeforeCall(c.Name, c.Arguments); !d.AllowsExecution() {
-				t.emitGuardrail(d)
-				run.stop(d)
+				t.emitGuardrail(c.ID, d)
+				if d.ShouldHalt() {
+					run.stop(d)
+				}
 				r := d.BlockedResult()
 				return &r
 			}
@@ -160,13 +206,19 @@ func (t *turn) hooks(run *batchRun, parent string) tools.ExecHooks {
 			t.emit(&ToolStarted{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Segment: seg, ParentID: parent})
 		},
 		After: func(_ int, c tools.BatchCall, r *tools.Result) {
-			d := t.a.guard.AfterCall(c.Name, c.Arguments, r.Output, r.IsError)
-			if d.Action == tools.GuardWarn || d.ShouldHalt() {
-				r.Output += d.Annotation()
-				t.emitGuardrail(d)
-			}
-			if d.ShouldHalt() {
-				run.stop(d)
+			if parent == "" {
+				// The model's own calls are judged in call order, as
+				// their results are saved (guardResult).
+				run.finished(c.ID)
+			} else {
+				d := t.a.guard.AfterCall(c.Name, c.Arguments, r.Output, r.IsError)
+				if d.Action == tools.GuardWarn || d.ShouldHalt() {
+					r.Output += d.Annotation()
+					t.emitGuardrail(c.ID, d)
+				}
+				if d.ShouldHalt() {
+					run.stop(d)
+				}
 			}
 			if post := t.a.opts.Hooks.PostTool; post != nil {
 				r.Output += tools.HookNote(post(t.ctx, c, *r))

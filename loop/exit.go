@@ -153,9 +153,6 @@ func (e *Exit) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// IsInterrupted reports whether an exit reason is one of the interrupts.
-func IsInterrupted(e Exit) bool { return e.Interrupted() }
-
 // Result is what one turn returns.
 type Result struct {
 	ExitReason    Exit

@@ -15,6 +15,7 @@ import (
 type fakeShot struct{}
 
 func (fakeShot) Name() string            { return "shot" }
+func (fakeShot) Traits() tools.Traits    { return tools.Traits{} }
 func (fakeShot) Description() string     { return "take a screenshot" }
 func (fakeShot) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
 func (fakeShot) Run(context.Context, *tools.Env, json.RawMessage) tools.Result {

@@ -92,7 +92,10 @@ const (
 
 // housekeeping tools do not produce an answer of their own: when only they
 // ran since the model last wrote text, that text can stand as the answer.
-func housekeeping(name string) bool { return name == "todo" || name == "memory" }
+func (a *Agent) housekeeping(name string) bool {
+	tr, _ := a.opts.Tools.Traits(name)
+	return tr.Housekeeping
+}
 
 // emptyResponse walks the empty-reply chain in order: prior content after
 // housekeeping-only tools, one post-tool nudge, up to two thinking-only
@@ -148,11 +151,11 @@ func (t *turn) priorContent() (string, bool) {
 	for i := len(h) - 1; i > t.start; i-- {
 		m := h[i]
 		switch {
-		case m.Role == providers.RoleTool && housekeeping(m.ToolName):
+		case m.Role == providers.RoleTool && t.a.housekeeping(m.ToolName):
 			continue
 		case m.Role == providers.RoleAssistant && !m.Flag(flagScaffold):
 			for _, c := range m.ToolCalls {
-				if !housekeeping(c.Name) {
+				if !t.a.housekeeping(c.Name) {
 					return "", false
 				}
 			}

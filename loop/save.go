@@ -89,20 +89,7 @@ func (s *resultSaver) finish(results []tools.CallResult) {
 // recordResult applies the guardrail's view of one result and appends its
 // tool message.
 func (t *turn) recordResult(calls []providers.ToolCall, batch []tools.BatchCall, r tools.CallResult, run *batchRun) {
-	out := r.Result.Output
-	if !r.Cancelled {
-		o := t.a.guard.Observe(r.ID, r.Name, batch[r.Index].Arguments, out, r.Result.IsError)
-		if o.Stub != "" {
-			out = o.Stub
-		}
-		if o.Notice != "" {
-			out += o.Notice
-		}
-		if o.Decision.ShouldHalt() {
-			t.emitGuardrail(o.Decision)
-			run.stop(o.Decision)
-		}
-	}
+	out := t.guardResult(r, batch[r.Index].Arguments, run)
 	msg := toolResult(calls[r.Index], out)
 	msg.Images = r.Result.Images
 	if r.Result.IsError {

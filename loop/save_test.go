@@ -44,6 +44,7 @@ func (s *memStore) snapshot() []providers.Message {
 type gateTool struct{ started, release chan struct{} }
 
 func (gateTool) Name() string            { return "gate" }
+func (gateTool) Traits() tools.Traits    { return tools.Traits{} }
 func (gateTool) Description() string     { return "waits" }
 func (gateTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
 func (g gateTool) Run(ctx context.Context, _ *tools.Env, _ json.RawMessage) tools.Result {

@@ -128,6 +128,7 @@ func (t *turn) prologue(input string) bool {
 	// Fallback is turn-scoped: each turn starts on the primary backend.
 	t.a.route.chain.Reset()
 	t.a.guard.ResetForTurn()
+	t.a.guard.SetTraits(t.a.opts.Tools.Traits)
 	t.a.ctxs.governor.BeginTurn()
 	if t.a.opts.BeforeTurn != nil {
 		t.step("before turn", func() { t.a.opts.BeforeTurn(t.ctx) })

@@ -133,12 +133,12 @@ type Approver struct {
 	// calls that need approval are then denied with a result saying how
 	// to allow them.
 	Prompt func(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
-	// Tools, when set, is consulted for tools not known here: a tool with
-	// a ReadOnly() bool method returning true (an MCP tool its server
-	// marks read-only) runs without approval in the auto-edit and yolo
-	// modes, but is asked for like any other tool in the ask mode, since
-	// the mark is only the server's claim. Tools not in the registry are
-	// let through: the call fails anyway.
+	// Tools, when set, gives each call's tool and its traits (without it
+	// the built-in tools' are used). A tool whose read-only trait is only
+	// Claimed (an MCP tool its server marks read-only) runs without
+	// approval in the auto-edit, read-only and yolo modes, but is asked
+	// for like any other tool in the ask mode. Tools not in the registry
+	// are let through: the call fails anyway.
 	Tools *Registry
 	// Cwd is the working directory (empty: the process working
 	// directory). Auto-edit and session-wide approvals cover only edits of
@@ -299,9 +299,9 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 			return true, Result{}
 		}
 	}
-	req.Remember = rememberOptions(verdict{req: req}, v.cmd)
+	req.Remember = rememberOptions(verdict{req: req, cmd: v.cmd, edits: v.edits})
 	if a.Prompt == nil {
-		how := "rerun with --yolo, set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory), or add an allow rule to `permissions.allow` in config.yaml (e.g. " + exampleRule(req) + ")"
+		how := "rerun with --yolo, set `approvals: yolo` in config.yaml (`approvals: auto-edit` only covers file edits inside the working directory), or add an allow rule to `permissions.allow` in config.yaml (e.g. " + exampleRule(req, v.cmd != "") + ")"
 		switch {
 		case askRule.Text != "":
 			how = "rerun with --yolo, or remove the ask rule " + askRule.Text + " from permissions.ask"
@@ -384,9 +384,10 @@ func (a *Approver) notice(rule string, saved bool, err error) {
 }
 
 // exampleRule is an allow rule that would cover req, for a headless
-// denial's hint.
-func exampleRule(req ApprovalRequest) string {
-	if req.Tool == "terminal" {
+// denial's hint; command marks a shell command (the permission rules
+// spell command specifiers as Bash(...)).
+func exampleRule(req ApprovalRequest, command bool) string {
+	if command {
 		return "Bash(git status:*)"
 	}
 	if validRuleToolName(req.Tool) {

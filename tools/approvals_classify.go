@@ -15,28 +15,40 @@ type verdict struct {
 	class   approvalClass
 	key     string
 	invalid Result
-	// cmd is terminal's command.
+	// cmd is the shell command of a command call (Traits.Describe).
 	cmd string
+	// edits marks a call of a path-scoped writer (Traits.Writes).
+	edits bool
 }
 
-// ChangesNoFiles reports the built-in tools that change no files, whatever
-// their arguments: the approver lets them run in every mode, and a batch
-// of only these (and read-only MCP tools) needs no checkpoint.
-func ChangesNoFiles(name string) bool {
-	switch name {
-	case "read_file", "search_files", "session_search", "todo", "clarify",
-		"list_mcp_resources", "read_mcp_resource", "diagnostics":
-		return true
+// traits returns the traits of the tool called name: from Tools, else
+// (an approver without a registry) from the built-in tools; false when
+// neither has it.
+func (a *Approver) traits(name string) (Traits, bool) {
+	if a.Tools != nil {
+		return a.Tools.Traits(name)
 	}
-	return false
+	return BuiltinTraits(name)
 }
 
-// classify decodes the call's arguments exactly as the tool will (through
-// decodeArgs into the tool's own argument struct) and builds its verdict.
-// Arguments the tool would refuse make classInvalid with the tool's own
-// error, so nothing the approver did not check can run. Edits are keyed by
-// tool and "cwd"; an edit reaching outside the working directory, or one
-// whose paths cannot be determined, is classExec with NoSessionScope set.
+// BuiltinTraits returns the traits of the built-in tool called name; false
+// when there is none (the replay's stand-ins take theirs from it).
+func BuiltinTraits(name string) (Traits, bool) {
+	for _, t := range append(Builtins(), ExecuteCodeTool{}) {
+		if t.Name() == name {
+			return t.Traits(), true
+		}
+	}
+	return Traits{}, false
+}
+
+// classify builds the verdict of a call from its tool's traits, decoding
+// the arguments exactly as the tool will (Traits.Describe and
+// Traits.Paths use the tool's own decoding). Arguments the tool would
+// refuse make classInvalid with the tool's own error, so nothing the
+// approver did not check can run. Edits are keyed by tool and "cwd"; an
+// edit reaching outside the working directory, or one whose paths cannot
+// be determined, is classExec with NoSessionScope set.
 func (a *Approver) classify(toolName, args string) verdict {
 	v := verdict{req: ApprovalRequest{Tool: toolName, Args: args, Summary: "call " + toolName}, class: classExec, key: toolName}
 	raw := json.RawMessage(args)
@@ -44,91 +56,59 @@ func (a *Approver) classify(toolName, args string) verdict {
 		v.class, v.invalid = classInvalid, Errorf("%s: %v", toolName, err)
 		return v
 	}
-	if ChangesNoFiles(toolName) || toolName == "delegate_task" {
-		// delegate_task's children call their tools through this same
-		// approver.
-		v.class = classReadOnly
+	tr, known := a.traits(toolName)
+	if !known && a.Tools != nil {
+		v.class = classReadOnly // the call fails anyway
 		return v
 	}
-	switch toolName {
-	case "web_fetch": // asked for per domain; read-only mode allows it
-		host, err := WebFetchDomain(raw)
+	if tr.Describe == nil && (tr.Internal || tr.ReadOnly && !tr.Claimed) {
+		return verdict{req: v.req, class: classReadOnly, key: toolName}
+	}
+	if tr.Describe != nil {
+		view, err := tr.Describe(raw)
 		if err != nil {
 			return invalid(err)
 		}
-		v.class, v.key = classNetwork, "web_fetch domain:"+host
-		v.req.Summary = "Fetch: " + clip(strings.TrimSpace(webFetchURL(raw)), 300) + " (domain " + host + ")"
-		return v
-	case "terminal":
-		var ta terminalArgs
-		if err := decodeArgs(raw, &ta); err != nil {
-			return invalid(err)
+		if view.Summary != "" {
+			v.req.Summary = view.Summary
 		}
-		cmd := strings.TrimSpace(ta.Command)
-		if cmd == "" {
-			return invalid(fmt.Errorf("argument \"command\" is required"))
+		if view.Key != "" {
+			v.key = view.Key
 		}
-		return a.commandVerdict(v, cmd, a.commandDir(ta.Workdir), bool(ta.Background))
-	case "process":
-		var pa processArgs
-		if err := decodeArgs(raw, &pa); err != nil {
-			return invalid(err)
-		}
-		if pa.action() != "kill" {
+		switch {
+		case view.Free:
 			v.class = classReadOnly
 			return v
-		}
-		v.req.Summary = "Kill background process " + strings.TrimSpace(pa.ID)
-		v.key = "process kill"
-		return v
-	case "execute_code": // asked like a command whose effect cannot be judged
-		var ea executeCodeArgs
-		if err := decodeArgs(raw, &ea); err != nil {
-			return invalid(err)
-		}
-		v.req.Summary = execSummary(ea.Code)
-		return v
-	case "write_file":
-		var wa writeFileArgs
-		if err := decodeArgs(raw, &wa); err != nil {
-			return invalid(err)
-		}
-		paths, err := wa.writePaths()
-		if err != nil {
-			return invalid(err)
-		}
-		v.req.Summary = "Write: " + strings.TrimSpace(wa.Path)
-		return a.editVerdict(v, paths)
-	case "patch":
-		var pa patchArgs
-		if err := decodeArgs(raw, &pa); err != nil {
-			return invalid(err)
-		}
-		paths, err := pa.writePaths()
-		if err != nil {
-			return invalid(err)
-		}
-		v.req.Summary = "Edit: " + strings.Join(paths, ", ")
-		return a.editVerdict(v, paths)
-	}
-	if a.Tools != nil {
-		t, ok := a.Tools.Get(toolName)
-		if !ok {
-			v.class = classReadOnly // the call fails anyway
-			return v
-		}
-		if ro, ok := t.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-			v.class = classClaimedReadOnly
+		case view.Command != "":
+			return a.commandVerdict(v, view.Command, a.commandDir(view.Workdir), view.Background)
+		case view.Domain != "": // asked for per domain; read-only mode allows it
+			v.class, v.key = classNetwork, toolName+" domain:"+view.Domain
 			return v
 		}
 	}
-	if len(args) > 2 {
+	if tr.Writes && tr.Paths != nil {
+		paths, err := tr.Paths(raw)
+		if err != nil {
+			return invalid(err)
+		}
+		v.edits = true
+		return a.editVerdict(v, paths)
+	}
+	if tr.ReadOnly && tr.Claimed {
+		v.class = classClaimedReadOnly
+		return v
+	}
+	if tr.Describe == nil && len(args) > 2 {
 		v.req.Summary = fmt.Sprintf("call %s %s", toolName, clip(args, 300))
+	}
+	if tr.Destructive {
+		v.req.Destructive, v.req.NoSessionScope = true, true
+		v.req.Summary += " [destructive: by the tool's own account]"
 	}
 	return v
 }
 
-// commandVerdict classifies the shell command cmd of terminal, run in
+// commandVerdict classifies the shell command cmd of a call, run in
 // the directory dir ("" when unknown). A destructive command (a write
 // that creates a file in dir is not one), or one that does not parse, is
 // never allowed for the session, so the allow-list
@@ -157,7 +137,7 @@ func (a *Approver) commandVerdict(v verdict, cmd, dir string, background bool) v
 	} else if !v.req.Destructive && a.Sandboxed {
 		v.req.Summary += " [not known safe: " + clip(why, 200) + "]"
 	}
-	v.key, v.cmd = "terminal: "+cmd, cmd
+	v.key, v.cmd = v.req.Tool+": "+cmd, cmd
 	return v
 }
 

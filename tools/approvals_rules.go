@@ -38,12 +38,13 @@ type RememberOption struct {
 
 // rememberOptions lists what a request may be remembered as, narrowest
 // first; none for a request with NoSessionScope.
-func rememberOptions(v verdict, cmd string) []RememberOption {
+func rememberOptions(v verdict) []RememberOption {
 	if v.req.NoSessionScope {
 		return nil
 	}
-	switch v.req.Tool {
-	case "terminal":
+	switch {
+	case v.cmd != "":
+		cmd := v.cmd
 		var out []RememberOption
 		words, single := singlePlainCommand(cmd)
 		exact := RememberOption{Scope: RememberCommand, Label: "this exact command"}
@@ -57,8 +58,8 @@ func rememberOptions(v verdict, cmd string) []RememberOption {
 				out = append(out, RememberOption{Scope: RememberPrefix, Rule: r, Label: "commands starting with " + strings.Join(pre, " ")})
 			}
 		}
-		return append(out, RememberOption{Scope: RememberTool, Rule: "terminal", Label: "every command"})
-	case "write_file", "patch":
+		return append(out, RememberOption{Scope: RememberTool, Rule: v.req.Tool, Label: "every command"})
+	case v.edits:
 		return []RememberOption{{Scope: RememberTool, Rule: v.req.Tool + "(/**)", Label: v.req.Tool + " edits inside the project"}}
 	}
 	if !validRuleToolName(v.req.Tool) {
@@ -197,9 +198,10 @@ func (a *Approver) allowRule(c *ruleCall) (Rule, bool) {
 	return matchRule(session, c, sideAllow)
 }
 
-// ruleCallFor builds what the rules see of a call (nil without rules):
-// the parsed command of terminal, the paths of the file tools as the tool
-// resolves them, the URL of web_fetch.
+// ruleCallFor builds what the rules see of a call (nil without rules),
+// from its tool's traits: the parsed shell command of a command call, the
+// paths of a path-scoped tool as the tool resolves them, the URL of a
+// fetch.
 func (a *Approver) ruleCallFor(toolName, args string) *ruleCall {
 	if !a.hasRules() {
 		return nil
@@ -214,47 +216,21 @@ func (a *Approver) ruleCallFor(toolName, args string) *ruleCall {
 	}
 	c.home, _ = os.UserHomeDir()
 	raw := json.RawMessage(args)
+	tr, _ := a.traits(toolName)
+	var view CallView
+	if tr.Describe != nil {
+		view, _ = tr.Describe(raw) // Check refused a call it cannot read
+	}
 	var given []string
-	switch toolName {
-	case "terminal":
-		var ta terminalArgs
-		if decodeArgs(raw, &ta) == nil {
-			c.cmd = viewCommand(strings.TrimSpace(ta.Command))
-		} else {
-			c.cmd = &cmdView{unreadable: true}
-		}
+	switch {
+	case view.Command != "":
+		c.cmd = viewCommand(view.Command)
 		return c
-	case "read_file":
-		var ra readFileArgs
-		if decodeArgs(raw, &ra) == nil {
-			given = []string{ra.Path}
-		}
-	case "search_files":
-		var sa searchArgs
-		if decodeArgs(raw, &sa) == nil {
-			p := sa.Path
-			if strings.TrimSpace(p) == "" {
-				p = "."
-			}
-			given = []string{p}
-		}
-	case "write_file":
-		var wa writeFileArgs
-		if decodeArgs(raw, &wa) == nil {
-			given, _ = wa.writePaths()
-		}
-	case "patch":
-		var pa patchArgs
-		if decodeArgs(raw, &pa) == nil {
-			given, _ = pa.writePaths()
-		}
-	case "web_fetch":
-		var wf struct {
-			URL string `json:"url"`
-		}
-		_ = json.Unmarshal(raw, &wf)
-		c.rawURL = wf.URL
+	case view.URL != "":
+		c.rawURL = view.URL
 		return c
+	case tr.Paths != nil:
+		given, _ = tr.Paths(raw)
 	default:
 		return c
 	}

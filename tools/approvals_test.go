@@ -20,7 +20,9 @@ type fakeTool struct {
 func (f fakeTool) Name() string            { return f.name }
 func (f fakeTool) Description() string     { return "fake" }
 func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
-func (f fakeTool) ReadOnly() bool          { return f.readOnly }
+func (f fakeTool) Traits() Traits {
+	return Traits{ReadOnly: f.readOnly, Claimed: f.readOnly, ParallelSafe: f.readOnly}
+}
 func (f fakeTool) Run(context.Context, *Env, json.RawMessage) Result {
 	return Result{Output: "ran"}
 }

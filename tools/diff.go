@@ -149,34 +149,41 @@ func (p EditPreview) Diff() string {
 	return b.String()
 }
 
-// PreviewEdit computes what a write_file or patch call (replace,
-// replace_all, or a V4A patch of any number of adds, updates, moves and
-// deletes) would change, from its raw JSON arguments and the files under
+// PreviewEdit computes what a call of a built-in tool with a
+// Traits.Preview (write_file; patch: replace, replace_all, or a V4A patch
+// of any number of adds, updates, moves and deletes) would change, from its raw JSON arguments and the files under
 // cwd as they are now. It reads files and writes nothing, so an approval
 // can show it before the call runs. It returns an error for another tool
 // or when the call would fail (the tool then reports why).
 func PreviewEdit(cwd, tool, rawArgs string) (EditPreview, error) {
-	env := &Env{Cwd: cwd}
 	raw, err := parseArgs(rawArgs)
 	if err != nil {
 		return EditPreview{}, err
 	}
-	switch tool {
-	case "write_file":
-		c, err := previewWrite(env, raw)
-		return EditPreview{Files: []FileChange{c}}, err
-	case "patch":
-		var a patchArgs
-		if err := decodeArgs(raw, &a); err != nil {
-			return EditPreview{}, err
-		}
-		if a.isV4A() {
-			return previewV4A(env, a.Patch)
-		}
-		c, err := previewReplace(env, a)
-		return EditPreview{Files: []FileChange{c}}, err
+	tr, _ := BuiltinTraits(tool)
+	if tr.Preview == nil {
+		return EditPreview{}, fmt.Errorf("%s does not edit files", tool)
 	}
-	return EditPreview{}, fmt.Errorf("%s does not edit files", tool)
+	return tr.Preview(&Env{Cwd: cwd}, raw)
+}
+
+// previewPatch is the change of a patch call: a replace, or a V4A patch.
+func previewPatch(env *Env, raw json.RawMessage) (EditPreview, error) {
+	var a patchArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return EditPreview{}, err
+	}
+	if a.isV4A() {
+		return previewV4A(env, a.Patch)
+	}
+	c, err := previewReplace(env, a)
+	return EditPreview{Files: []FileChange{c}}, err
+}
+
+// previewWriteFile is the change of a write_file call, as a preview.
+func previewWriteFile(env *Env, raw json.RawMessage) (EditPreview, error) {
+	c, err := previewWrite(env, raw)
+	return EditPreview{Files: []FileChange{c}}, err
 }
 
 // previewWrite is the change of a write_file call.

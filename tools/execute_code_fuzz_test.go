@@ -83,6 +83,7 @@ func TestExecModuleNames(t *testing.T) {
 type fakeSchemaTool struct{ name, schema string }
 
 func (f fakeSchemaTool) Name() string            { return f.name }
+func (f fakeSchemaTool) Traits() Traits          { return Traits{} }
 func (f fakeSchemaTool) Description() string     { return "a \"quoted\"\n'description' \\ with \u00e9" }
 func (f fakeSchemaTool) Schema() json.RawMessage { return json.RawMessage(f.schema) }
 func (f fakeSchemaTool) Run(_ context.Context, _ *Env, args json.RawMessage) Result {

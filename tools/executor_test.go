@@ -31,6 +31,7 @@ func newGateTool(n int) *gateTool {
 }
 
 func (g *gateTool) Name() string            { return "gate" }
+func (g *gateTool) Traits() Traits          { return Traits{} }
 func (g *gateTool) Description() string     { return "test gate" }
 func (g *gateTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (g *gateTool) Run(ctx context.Context, _ *Env, raw json.RawMessage) Result {
@@ -61,6 +62,7 @@ type funcTool struct {
 }
 
 func (f funcTool) Name() string            { return f.name }
+func (f funcTool) Traits() Traits          { return Traits{} }
 func (f funcTool) Description() string     { return "test tool" }
 func (f funcTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (f funcTool) Run(ctx context.Context, _ *Env, raw json.RawMessage) Result {

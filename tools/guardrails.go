@@ -25,13 +25,11 @@ const (
 	CodeNoProgressBlock     = "idempotent_no_progress_block"
 	CodeIdenticalStreakHalt = "identical_call_streak_halt"
 	CodeIdenticalCycleHalt  = "identical_cycle_halt"
-	CodeLoopWebSearchCap    = "loop_web_search_cap"
 	CodeLoopSubagentCap     = "loop_subagent_cap"
 )
 
 // Defaults of the loop caps, and the stall guard's fixed limits.
 const (
-	defaultMaxWebSearches     = 50
 	defaultMaxSubagents       = 50
 	guardHistoryLen           = 64
 	guardStubMinChars         = 512
@@ -43,8 +41,11 @@ const (
 type GuardrailConfig struct {
 	// WarningsEnabled turns on the warn decisions.
 	WarningsEnabled bool
-	// HardStopEnabled turns on the block and halt decisions (the loop caps
-	// apply regardless).
+	// HardStopEnabled turns on the block and halt decisions that end the
+	// turn. The loop caps apply regardless, and so does the block of a
+	// call that already failed HardExactFailure times with exactly these
+	// arguments: with hard stops off it only refuses that call (it would
+	// fail the same way) and the turn goes on.
 	HardStopEnabled bool
 	// WarnExactFailure is warn_after.exact_failure: failures of one call
 	// with identical arguments.
@@ -61,17 +62,15 @@ type GuardrailConfig struct {
 	HardSameToolFailure int
 	// HardNoProgress is hard_stop_after.idempotent_no_progress.
 	HardNoProgress int
-	// MaxWebSearches caps web_search calls per turn (0 = no cap).
-	MaxWebSearches int
 	// MaxSubagents caps the subagents delegate_task may start per turn
 	// (0 = no cap).
 	MaxSubagents int
 }
 
-// DefaultGuardrailConfig returns the defaults: warnings on after 2 exact
-// failures, 3 failures of one tool or 2 unchanged read-only results; hard
-// stops off (thresholds 5, 8 and 5); loop caps of 50 web searches and 50
-// subagents per turn.
+// DefaultGuardrailConfig returns Hermes's defaults (hermes.md §2.1):
+// warnings on after 2 exact failures, 3 failures of one tool or 2
+// unchanged read-only results; hard stops off (thresholds 5, 8 and 5); a
+// loop cap of 50 subagents per turn.
 func DefaultGuardrailConfig() GuardrailConfig {
 	return GuardrailConfig{
 		WarningsEnabled:     true,
@@ -82,7 +81,6 @@ func DefaultGuardrailConfig() GuardrailConfig {
 		HardExactFailure:    5,
 		HardSameToolFailure: 8,
 		HardNoProgress:      5,
-		MaxWebSearches:      defaultMaxWebSearches,
 		MaxSubagents:        defaultMaxSubagents,
 	}
 }
@@ -101,9 +99,6 @@ func (c GuardrailConfig) normalized() GuardrailConfig {
 	fix(&c.HardExactFailure, d.HardExactFailure)
 	fix(&c.HardSameToolFailure, d.HardSameToolFailure)
 	fix(&c.HardNoProgress, d.HardNoProgress)
-	if c.MaxWebSearches < 0 {
-		c.MaxWebSearches = d.MaxWebSearches
-	}
 	if c.MaxSubagents < 0 {
 		c.MaxSubagents = d.MaxSubagents
 	}
@@ -125,6 +120,9 @@ type GuardrailDecision struct {
 	// Signature is the call signature (CallSignature); it holds no
 	// argument values.
 	Signature string
+	// GoesOn marks a block that refuses the call without ending the turn
+	// (an exact repeat of a failing call while hard stops are off).
+	GoesOn bool
 }
 
 // AllowsExecution reports whether the call may run (allow or warn).
@@ -133,9 +131,9 @@ func (d GuardrailDecision) AllowsExecution() bool {
 }
 
 // ShouldHalt reports whether the turn must end after the batch, with exit
-// reason guardrail_halt (block or halt).
+// reason guardrail_halt (a halt, or a block that does not go on).
 func (d GuardrailDecision) ShouldHalt() bool {
-	return d.Action == GuardBlock || d.Action == GuardHalt
+	return d.Action == GuardBlock && !d.GoesOn || d.Action == GuardHalt
 }
 
 // Annotation returns the text to append to the tool result for a warn or
@@ -217,13 +215,15 @@ type Guardrails struct {
 	mu  sync.Mutex
 	cfg GuardrailConfig
 
-	exact       map[string]int        // signature → failures with identical args
-	progress    map[string]bool       // signature → progress since its last failure
-	sameTool    map[string]int        // tool → failures this turn
-	noProgress  map[string]noProgress // signature → unchanged read-only results
-	webSearches int
-	subagents   int
-	charged     map[string]int // signature → subagents charged, not yet settled
+	exact      map[string]int        // signature → failures with identical args
+	progress   map[string]bool       // signature → progress since its last failure
+	sameTool   map[string]int        // tool → failures this turn
+	noProgress map[string]noProgress // signature → unchanged read-only results
+	subagents  int
+	charged    map[string]int // signature → subagents charged, not yet settled
+
+	// traits looks up a tool's traits by name (SetTraits).
+	traits func(string) (Traits, bool)
 
 	stall stallState
 }
@@ -234,6 +234,26 @@ func NewGuardrails(cfg GuardrailConfig) *Guardrails {
 	g := &Guardrails{cfg: cfg.normalized()}
 	g.ResetForTurn()
 	return g
+}
+
+// SetTraits sets how the controller learns a tool's traits (a
+// Registry's Traits method); until then, and for nil, it knows the
+// built-in tools only.
+func (g *Guardrails) SetTraits(f func(name string) (Traits, bool)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.traits = f
+}
+
+// traitsOf returns the traits of the tool called name (the zero Traits
+// for one it does not know). g.mu is held.
+func (g *Guardrails) traitsOf(name string) Traits {
+	f := g.traits
+	if f == nil {
+		f = BuiltinTraits
+	}
+	tr, _ := f(name)
+	return tr
 }
 
 // Config returns the controller's effective configuration.
@@ -252,51 +272,48 @@ func (g *Guardrails) ResetForTurn() {
 	g.sameTool = map[string]int{}
 	g.noProgress = map[string]noProgress{}
 	g.charged = map[string]int{}
-	g.webSearches, g.subagents = 0, 0
+	g.subagents = 0
 	g.stall = stallState{}
 }
 
 // BeforeCall decides whether a call may run: the loop caps first (applied
-// even with hard stops off), then, with hard stops on, a block for a call
-// that already failed HardExactFailure times with identical arguments (no
-// progress since) or a read-only call whose result came back unchanged
+// even with hard stops off), then a block for a call that already failed
+// HardExactFailure times with identical arguments (no progress since; with
+// hard stops off the turn goes on: see GoesOn) and, with hard stops on, a
+// block for a read-only call whose result came back unchanged
 // HardNoProgress times.
 func (g *Guardrails) BeforeCall(name, args string) GuardrailDecision {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	sig := CallSignature(name, args)
 	d := GuardrailDecision{Action: GuardAllow, Tool: name, Signature: sig}
-	if name == "web_search" && g.cfg.MaxWebSearches > 0 && g.webSearches >= g.cfg.MaxWebSearches {
-		return g.block(d, CodeLoopWebSearchCap, g.webSearches, fmt.Sprintf(
-			"Blocked: web_search already ran %d times this turn, the per-turn cap. Work with the results you have, or ask the user before searching more.", g.webSearches))
-	}
+	tr := g.traitsOf(name)
 	spawn := 0
-	if name == "delegate_task" && g.cfg.MaxSubagents > 0 {
-		n, goals := delegateSpawns(args)
+	if tr.Spawns != nil && g.cfg.MaxSubagents > 0 {
+		n, goals := tr.Spawns(args)
 		if room := g.cfg.MaxSubagents - g.subagents; n > room {
 			rejected := goals[max(room, 0):]
 			return g.block(d, CodeLoopSubagentCap, g.subagents, fmt.Sprintf(
-				"Blocked: delegate_task would start %d subagents but only %d of the per-turn cap of %d remain. Not started: %s. Do the work yourself or delegate fewer tasks.",
-				n, max(room, 0), g.cfg.MaxSubagents, strings.Join(rejected, "; ")))
+				"Blocked: %s would start %d subagents but only %d of the per-turn cap of %d remain. Not started: %s. Do the work yourself or delegate fewer tasks.",
+				name, n, max(room, 0), g.cfg.MaxSubagents, strings.Join(rejected, "; ")))
 		}
 		spawn = n
 	}
+	exact := g.exact[sig]
+	if g.progress[sig] {
+		exact = 0
+	}
+	if exact >= g.cfg.HardExactFailure {
+		d = g.block(d, CodeExactFailureBlock, exact, fmt.Sprintf(
+			"Blocked: %s already failed %d times with these exact arguments; it was not run again. Change strategy, or explain to the user what is blocking you.", name, exact))
+		d.GoesOn = !g.cfg.HardStopEnabled
+		return d
+	}
 	if g.cfg.HardStopEnabled {
-		exact := g.exact[sig]
-		if g.progress[sig] {
-			exact = 0
-		}
-		if exact >= g.cfg.HardExactFailure {
-			return g.block(d, CodeExactFailureBlock, exact, fmt.Sprintf(
-				"Blocked: %s already failed %d times with these exact arguments. Change strategy, or explain to the user what is blocking you.", name, exact))
-		}
-		if np := g.noProgress[sig]; idempotentTool(name) && np.count >= g.cfg.HardNoProgress {
+		if np := g.noProgress[sig]; tr.idempotent() && np.count >= g.cfg.HardNoProgress {
 			return g.block(d, CodeNoProgressBlock, np.count, fmt.Sprintf(
 				"Blocked: the read-only call %s returned the same result %d times with these exact arguments. Use the result you already have.", name, np.count))
 		}
-	}
-	if name == "web_search" {
-		g.webSearches++
 	}
 	if spawn > 0 {
 		g.subagents += spawn
@@ -358,6 +375,7 @@ func (g *Guardrails) AfterCall(name, args, output string, failed bool) Guardrail
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	sig := CallSignature(name, args)
+	tr := g.traitsOf(name)
 	d := GuardrailDecision{Action: GuardAllow, Tool: name, Signature: sig}
 	if n := g.charged[sig]; n > 0 {
 		delete(g.charged, sig)
@@ -376,7 +394,7 @@ func (g *Guardrails) AfterCall(name, args, output string, failed bool) Guardrail
 		exact, same := g.exact[sig], g.sameTool[name]
 		d.Count = exact
 		switch {
-		case g.cfg.HardStopEnabled && !failureTolerantTool(name) && same >= g.cfg.HardSameToolFailure:
+		case g.cfg.HardStopEnabled && !tr.FailureTolerant && same >= g.cfg.HardSameToolFailure:
 			d.Action, d.Code, d.Count = GuardHalt, CodeSameToolFailureHalt, same
 			d.Message = fmt.Sprintf("Stopped: %s failed %d times this turn. The turn ends here; a different approach is needed.", name, same)
 			g.stall.halted = true
@@ -385,24 +403,24 @@ func (g *Guardrails) AfterCall(name, args, output string, failed bool) Guardrail
 			d.Message = fmt.Sprintf("%s has now failed %d times with these exact arguments. Repeating the call will not help: change the arguments or the approach.", name, exact)
 		case g.cfg.WarningsEnabled && same >= g.cfg.WarnSameToolFailure:
 			d.Action, d.Code, d.Count = GuardWarn, CodeSameToolFailureWarn, same
-			d.Message = fmt.Sprintf("%s has failed %d times this turn. %s", name, same, recoveryHint(name))
+			d.Message = fmt.Sprintf("%s has failed %d times this turn. %s", name, same, recoveryHint(tr))
 		}
 		return d
 	}
 	delete(g.exact, sig)
 	delete(g.progress, sig)
 	delete(g.sameTool, name)
-	if progressResetTool(name) {
+	if tr.ResetsProgress {
 		for s := range g.exact {
 			g.progress[s] = true
 		}
 		clear(g.sameTool)
 	}
-	if !idempotentTool(name) {
+	if !tr.idempotent() {
 		delete(g.noProgress, sig)
 		return d
 	}
-	h := ResultHash(name, output)
+	h := ResultHash(output)
 	np := noProgress{hash: h, count: 1}
 	if prev, ok := g.noProgress[sig]; ok && prev.hash == h {
 		np.count = prev.count + 1

@@ -66,7 +66,7 @@ func (g *Guardrails) Observe(id, name, args, output string, failed bool) Observa
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	sig := CallSignature(name, args)
-	key := sig + "#" + ResultHash(name, output)
+	key := sig + "#" + ResultHash(output)
 	st := &g.stall
 	obs := Observation{Decision: GuardrailDecision{Action: GuardAllow, Tool: name, Signature: sig}}
 
@@ -75,7 +75,7 @@ func (g *Guardrails) Observe(id, name, args, output string, failed bool) Observa
 	} else {
 		st.streakKey, st.streak, st.streakID, st.streakName = key, 1, id, name
 	}
-	repeatable := stallRepeatableTool(name)
+	repeatable := g.traitsOf(name).Poller
 	st.history = append(st.history, stallEntry{key: key, name: name, repeatable: repeatable})
 	if len(st.history) > guardHistoryLen {
 		st.history = st.history[len(st.history)-guardHistoryLen:]

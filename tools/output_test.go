@@ -122,6 +122,7 @@ func TestWithOutputPrefixMarksEveryLine(t *testing.T) {
 type printTool struct{}
 
 func (printTool) Name() string            { return "print" }
+func (printTool) Traits() Traits          { return Traits{} }
 func (printTool) Description() string     { return "prints" }
 func (printTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (printTool) Run(ctx context.Context, _ *Env, raw json.RawMessage) Result {

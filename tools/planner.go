@@ -35,27 +35,29 @@ func (s Segment) Mode() string {
 	return "sequential"
 }
 
-// PlanBatch splits a batch of tool calls into ordered segments. Call order
-// never changes and no call is moved across a barrier:
+// PlanBatch splits a batch of tool calls into ordered segments, by the
+// traits of each call's tool (traits reports them by name; false for a
+// name it does not know). Call order never changes and no call is moved
+// across a barrier:
 //
-//   - clarify (and the other never-parallel tools), calls whose arguments are
-//     not a JSON object, terminal, process, todo, delegate_task and every
-//     tool not known to be safe are barriers: each runs alone, in order;
-//   - read_file and search_files are path-scoped readers, write_file and
-//     patch path-scoped writers: readers of overlapping paths share a
-//     parallel run, while a call that overlaps an earlier call of the run
-//     where either one writes closes the run, so it starts the next one;
-//   - the read-only tools of the built-in parallel-safe set, and every name
-//     for which parallelSafe reports true (MCP tools whose server marked them
-//     read-only), join the current run without reserving any path.
+//   - a Barrier tool, an unknown tool, a call whose arguments are not a
+//     JSON object, and every tool that is neither ParallelSafe nor
+//     path-scoped run alone, in order;
+//   - path-scoped tools (Traits.Paths) reserve the paths a call names:
+//     readers of overlapping paths share a parallel run, while a call that
+//     overlaps an earlier call of the run where either one writes closes
+//     the run, so it starts the next one; a path-scoped call whose paths
+//     cannot be told (arguments the tool would refuse) runs alone;
+//   - ParallelSafe tools join the current run without reserving any path.
 //
 // Paths are made absolute against cwd (the process working directory when
 // cwd is empty), with ~ expanded and symlinks resolved for the longest
 // prefix that exists; two paths overlap when they are equal or one lies
 // below the other. A parallel run of one call is demoted to sequential, and
-// adjacent sequential segments are merged. parallelSafe may be nil.
-func PlanBatch(calls []BatchCall, cwd string, parallelSafe func(name string) bool) []Segment {
-	p := planner{cwd: cwd, parallelSafe: parallelSafe, canon: map[string]string{}}
+// adjacent sequential segments are merged. traits may be nil: every call
+// then runs alone.
+func PlanBatch(calls []BatchCall, cwd string, traits func(name string) (Traits, bool)) []Segment {
+	p := planner{cwd: cwd, traits: traits, canon: map[string]string{}}
 	for i, c := range calls {
 		p.add(i, c)
 	}
@@ -79,12 +81,12 @@ type reservation struct {
 
 // planner holds the state of one PlanBatch call.
 type planner struct {
-	cwd          string
-	parallelSafe func(string) bool
-	canon        map[string]string // absolute cleaned path → canonical path
-	segs         []Segment
-	run          []int
-	reserved     []reservation
+	cwd      string
+	traits   func(string) (Traits, bool)
+	canon    map[string]string // absolute cleaned path → canonical path
+	segs     []Segment
+	run      []int
+	reserved []reservation
 }
 
 // add places call i: a barrier closes the current run and runs alone; a
@@ -142,26 +144,26 @@ func (p *planner) extendSequential(i int) {
 	p.segs = append(p.segs, Segment{Calls: []int{i}})
 }
 
-// admit decides how call c takes part in the batch (hermes.md §1.2).
-// Path-scoped calls are decoded as their tool decodes them (decodeArgs);
-// a call the tool would refuse is a barrier.
+// admit decides how call c takes part in the batch (hermes.md §1.2), by
+// its tool's traits. Path-scoped calls are decoded as their tool decodes
+// them; a call the tool would refuse is a barrier.
 func (p *planner) admit(c BatchCall) admission {
 	barrier := admission{barrier: true}
-	name := c.Name
-	if neverParallelTool(name) {
+	if p.traits == nil || !isJSONObject(c.Arguments) {
 		return barrier
 	}
-	if !isJSONObject(c.Arguments) {
+	tr, ok := p.traits(c.Name)
+	if !ok || tr.Barrier {
 		return barrier
 	}
-	if pathScopedReader(name) || pathScopedWriter(name) {
-		paths := p.scope(name, c.Arguments)
+	if tr.Paths != nil {
+		paths := p.scope(tr, c.Arguments)
 		if len(paths) == 0 {
 			return barrier
 		}
-		return admission{paths: paths, writer: pathScopedWriter(name)}
+		return admission{paths: paths, writer: tr.Writes}
 	}
-	if parallelSafeTool(name) || (p.parallelSafe != nil && p.parallelSafe(name)) {
+	if tr.ParallelSafe {
 		return admission{}
 	}
 	return barrier
@@ -174,51 +176,16 @@ func isJSONObject(raw string) bool {
 	return err == nil
 }
 
-// scopePaths returns the paths, as the model gave them, that a call of a
-// path-scoped tool reads or writes, decoded as the tool decodes them; nil
-// when the tool would refuse the call.
-func scopePaths(name, raw string) []string {
-	args := json.RawMessage(raw)
-	switch name {
-	case "read_file":
-		var a readFileArgs
-		if decodeArgs(args, &a) != nil || strings.TrimSpace(a.Path) == "" {
-			return nil
-		}
-		return []string{a.Path}
-	case "search_files":
-		var a searchArgs
-		if decodeArgs(args, &a) != nil {
-			return nil
-		}
-		if strings.TrimSpace(a.Path) == "" {
-			return []string{"."}
-		}
-		return []string{a.Path}
-	case "write_file":
-		var a writeFileArgs
-		if decodeArgs(args, &a) != nil {
-			return nil
-		}
-		paths, _ := a.writePaths()
-		return paths
-	case "patch":
-		var a patchArgs
-		if decodeArgs(args, &a) != nil {
-			return nil
-		}
-		paths, _ := a.writePaths()
-		return paths
-	}
-	return nil
-}
-
 // scope returns the canonical paths a path-scoped call touches (hermes.md
 // §1.4); empty when the target is unknown.
-func (p *planner) scope(name, raw string) []string {
+func (p *planner) scope(tr Traits, raw string) []string {
+	given, err := tr.Paths(json.RawMessage(raw))
+	if err != nil {
+		return nil
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range scopePaths(name, raw) {
+	for _, r := range given {
 		c, ok := p.canonical(p.cwd, r)
 		if ok && !seen[c] {
 			seen[c] = true
@@ -254,37 +221,4 @@ func pathsOverlap(a, b string) bool {
 		return false
 	}
 	return isWithin(a, b) || isWithin(b, a)
-}
-
-// neverParallelTool reports whether name always runs alone (hermes.md §1.1).
-func neverParallelTool(name string) bool {
-	switch name {
-	case "clarify", "manage_connections", "manage_catalog":
-		return true
-	}
-	return false
-}
-
-// parallelSafeTool reports whether name is a built-in read-only tool that may
-// run beside anything (hermes.md §1.1, with the stateless bridge lookups).
-func parallelSafeTool(name string) bool {
-	switch name {
-	case "read_file", "search_files", "session_search", "web_search", "web_extract",
-		"list_mcp_resources", "read_mcp_resource",
-		"skill_view", "skills_list", "vision_analyze", "image_generate",
-		"ha_get_state", "ha_list_entities", "ha_list_services",
-		"connectors__execute", "tool_search", "tool_describe":
-		return true
-	}
-	return false
-}
-
-// pathScopedReader reports whether name reads the paths it names.
-func pathScopedReader(name string) bool {
-	return name == "read_file" || name == "search_files"
-}
-
-// pathScopedWriter reports whether name writes the paths it names.
-func pathScopedWriter(name string) bool {
-	return name == "write_file" || name == "patch"
 }

@@ -70,7 +70,9 @@ func planFixture(t *testing.T) string {
 
 func TestPlanBatchRules(t *testing.T) {
 	dir := planFixture(t)
-	mcpSafe := func(name string) bool { return name == "fs__list" || name == "clarify" || name == "terminal_ro" }
+	clarifySafe := ClarifyTool{}.Traits()
+	clarifySafe.ParallelSafe = true
+	traits := traitsWith(map[string]Traits{"fs__list": {ReadOnly: true, Claimed: true, ParallelSafe: true}, "clarify": clarifySafe})
 	cases := []struct {
 		name  string
 		calls []BatchCall
@@ -141,24 +143,24 @@ func TestPlanBatchRules(t *testing.T) {
 		{"non-string path is a barrier", []BatchCall{bc("write_file", map[string]any{"path": 3}), rd("y"), rd("z")}, "S[0] P[1 2]"},
 		{"clarify is a barrier", []BatchCall{rd("a.txt"), bc("clarify", map[string]any{"question": "?"}), rd("b.txt")}, "S[0 1 2]"},
 		{"clarify splits runs", []BatchCall{rd("a"), rd("b"), bc("clarify", map[string]any{"question": "?"}), rd("c"), rd("d")}, "P[0 1] S[2] P[3 4]"},
-		{"clarify stays a barrier when the callback says safe", []BatchCall{bc("clarify", "{}"), bc("clarify", "{}")}, "S[0 1]"},
+		{"a barrier stays one when its traits also say parallel-safe", []BatchCall{bc("clarify", "{}"), bc("clarify", "{}")}, "S[0 1]"},
 		{"terminal is a barrier", []BatchCall{rd("a"), term(), rd("b")}, "S[0 1 2]"},
-		{"other stateful tools are barriers", []BatchCall{bc("todo", "{}"), bc("process", "{}"), bc("delegate_task", "{}"), bc("memory", "{}")}, "S[0 1 2 3]"},
+		{"other stateful tools are barriers", []BatchCall{bc("todo", "{}"), bc("process", "{}"), bc("delegate_task", "{}"), bc("execute_code", "{}")}, "S[0 1 2 3]"},
 		{"unknown tool is a barrier", []BatchCall{rd("a"), rd("b"), bc("frobnicate", "{}"), rd("c"), rd("d")}, "P[0 1] S[2] P[3 4]"},
 		{"bad JSON is a barrier", []BatchCall{rd("a"), bc("read_file", `{"path": "b"`), rd("c")}, "S[0 1 2]"},
-		{"array arguments are a barrier", []BatchCall{bc("web_search", `["q"]`), bc("web_search", `{"query":"q"}`), rd("c")}, "S[0] P[1 2]"},
-		{"string arguments are a barrier", []BatchCall{bc("web_search", `"q"`), rd("c")}, "S[0 1]"},
-		{"null arguments are a barrier", []BatchCall{bc("web_search", `null`), rd("c")}, "S[0 1]"},
-		{"blank arguments are an empty object", []BatchCall{bc("web_search", ""), bc("session_search", " ")}, "P[0 1]"},
-		{"parallel-safe tools reserve nothing", []BatchCall{bc("web_search", "{}"), bc("session_search", "{}"), wr("a.txt"), bc("web_extract", "{}"), wr("a.txt")}, "P[0 1 2 3] S[4]"},
-		{"MCP read-only tool via callback", []BatchCall{bc("fs__list", "{}"), rd("a.txt"), wr("b.txt")}, "P[0 1 2]"},
+		{"array arguments are a barrier", []BatchCall{bc("web_fetch", `["q"]`), bc("web_fetch", `{"url":"https://example.com"}`), rd("c")}, "S[0] P[1 2]"},
+		{"string arguments are a barrier", []BatchCall{bc("web_fetch", `"q"`), rd("c")}, "S[0 1]"},
+		{"null arguments are a barrier", []BatchCall{bc("web_fetch", `null`), rd("c")}, "S[0 1]"},
+		{"blank arguments are an empty object", []BatchCall{bc("diagnostics", ""), bc("session_search", " ")}, "P[0 1]"},
+		{"parallel-safe tools reserve nothing", []BatchCall{bc("web_fetch", "{}"), bc("session_search", "{}"), wr("a.txt"), bc("diagnostics", "{}"), wr("a.txt")}, "P[0 1 2 3] S[4]"},
+		{"MCP read-only tool by its traits", []BatchCall{bc("fs__list", "{}"), rd("a.txt"), wr("b.txt")}, "P[0 1 2]"},
 		{"MCP tool not marked read-only", []BatchCall{bc("fs__write", "{}"), rd("a.txt"), rd("b.txt")}, "S[0] P[1 2]"},
 		{"run of one between barriers is merged", []BatchCall{term(), rd("a"), term()}, "S[0 1 2]"},
 		{"adjacent sequential segments merge", []BatchCall{term(), term(), rd("a"), rd("b"), term(), wr("a"), wr("a")}, "S[0 1] P[2 3] S[4 5 6]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := planString(PlanBatch(tc.calls, dir, mcpSafe))
+			got := planString(PlanBatch(tc.calls, dir, traits))
 			if got != tc.want {
 				t.Errorf("plan = %q, want %q", got, tc.want)
 			}
@@ -171,7 +173,7 @@ func TestPlanBatchNilCallbackAndRelativeCwd(t *testing.T) {
 	t.Chdir(dir)
 	calls := []BatchCall{bc("fs__list", "{}"), wr("a.txt"), rd(filepath.Join(dir, "a.txt"))}
 	if got := planString(PlanBatch(calls, "", nil)); got != "S[0 1 2]" {
-		t.Errorf("plan = %q, want S[0 1 2] (no callback: MCP tool is a barrier; empty cwd is the process cwd)", got)
+		t.Errorf("plan = %q, want S[0 1 2] (no traits: every call is a barrier; empty cwd is the process cwd)", got)
 	}
 }
 
@@ -201,7 +203,7 @@ func randomBatch(r *rand.Rand, n int) []BatchCall {
 			q := paths[r.Intn(len(paths))]
 			out[i] = v4a(fmt.Sprintf("*** Update File: %s\n*** Move to: %s", p, q))
 		case 8:
-			out[i] = bc("web_search", map[string]any{"query": p})
+			out[i] = bc("session_search", map[string]any{"query": p})
 		case 9:
 			out[i] = bc("fs__list", "{}")
 		case 10:
@@ -225,12 +227,12 @@ func independentOverlap(a, b string) bool {
 
 func TestPlanBatchProperties(t *testing.T) {
 	dir := planFixture(t)
-	safe := func(name string) bool { return name == "fs__list" }
+	safe := traitsWith(map[string]Traits{"fs__list": {ReadOnly: true, Claimed: true, ParallelSafe: true}})
 	for seed := int64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		calls := randomBatch(r, 1+r.Intn(40))
 		segs := PlanBatch(calls, dir, safe)
-		p := planner{cwd: dir, parallelSafe: safe, canon: map[string]string{}}
+		p := planner{cwd: dir, traits: safe, canon: map[string]string{}}
 		adm := make([]admission, len(calls))
 		for i, c := range calls {
 			adm[i] = p.admit(c)
@@ -287,7 +289,7 @@ func BenchmarkPlan64(b *testing.B) {
 		b.Fatal(err)
 	}
 	calls := randomBatch(rand.New(rand.NewSource(64)), 64)
-	safe := func(name string) bool { return name == "fs__list" }
+	safe := traitsWith(map[string]Traits{"fs__list": {ReadOnly: true, Claimed: true, ParallelSafe: true}})
 	b.ReportAllocs()
 	for b.Loop() {
 		PlanBatch(calls, dir, safe)

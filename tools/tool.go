@@ -106,6 +106,10 @@ type Tool interface {
 	// Run executes one call. It must honour ctx cancellation and must not
 	// panic on bad arguments: it returns an error Result instead.
 	Run(ctx context.Context, env *Env, args json.RawMessage) Result
+	// Traits says how the planner, the approver, the guardrails and the
+	// checkpoints treat its calls (see Traits; the zero value is the
+	// careful default).
+	Traits() Traits
 }
 
 // Registry holds the tools offered to the model, by name. It is safe for
@@ -131,8 +135,11 @@ func (r *Registry) Register(t Tool) {
 	r.tools[t.Name()] = t
 }
 
-// Get returns the tool called name.
+// Get returns the tool called name; a nil registry holds none.
 func (r *Registry) Get(name string) (Tool, bool) {
+	if r == nil {
+		return nil, false
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	t, ok := r.tools[name]

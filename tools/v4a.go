@@ -115,154 +115,199 @@ func onlyTrailer(lines []string) bool {
 // would do what nobody asked. See v4aControl for what counts as a marker.
 func parseV4A(text string) ([]v4aFile, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	start := 0
+	p := &v4aParser{}
+	for i := v4aStart(lines); i < len(lines) && !p.ended; i++ {
+		if err := p.line(lines, i); err != nil {
+			return nil, err
+		}
+	}
+	p.flushHunk()
+	if !p.ended && len(p.files) > 0 {
+		return nil, errors.New(v4aTruncated)
+	}
+	if err := checkV4AFiles(p.files); err != nil {
+		return nil, err
+	}
+	return p.files, nil
+}
+
+// v4aStart is the index of the first line after "*** Begin Patch", or of
+// the first file header when the patch starts without it.
+func v4aStart(lines []string) int {
 	for i, l := range lines {
 		c := v4aControl(l, false)
 		if c == "*** Begin Patch" {
-			start = i + 1
-			break
+			return i + 1
 		}
 		if _, _, ok := v4aHeader(c); ok {
-			break // the patch starts without "*** Begin Patch"
+			return 0 // the patch starts without "*** Begin Patch"
 		}
 	}
-	var files []v4aFile
-	var cur *v4aFile
-	var hunk *v4aHunk
-	ended := false
+	return 0
+}
+
+// v4aParser is the state of parseV4A between lines.
+type v4aParser struct {
+	files []v4aFile
+	cur   *v4aFile
+	hunk  *v4aHunk
+	ended bool
 	// blanks counts empty lines not yet known to belong to the section:
 	// they do when a line of the section follows, not when a header does.
-	blanks := 0
-	flushHunk := func() {
-		if cur != nil && hunk != nil && (len(hunk.lines) > 0 || len(hunk.hints) > 0) {
-			cur.hunks = append(cur.hunks, *hunk)
-		}
-		hunk = nil
-		blanks = 0
+	blanks int
+}
+
+// flushHunk ends the current hunk, keeping it when it holds anything.
+func (p *v4aParser) flushHunk() {
+	if p.cur != nil && p.hunk != nil && (len(p.hunk.lines) > 0 || len(p.hunk.hints) > 0) {
+		p.cur.hunks = append(p.cur.hunks, *p.hunk)
 	}
-	for i := start; i < len(lines) && !ended; i++ {
-		l, n := lines[i], i+1
-		t := strings.TrimSpace(l)
-		ctl := v4aControl(l, cur != nil)
-		switch {
-		case ctl == "*** End Patch" && (strings.HasPrefix(l, "***") || cur == nil || onlyTrailer(lines[i+1:])):
-			ended = true
-			continue
-		case ctl == "*** End Patch":
-			// A padded "*** End Patch" with patch lines after it is the
-			// context line of a file that holds that text.
-			ctl = ""
-		case ctl == "*** End of File":
-			if cur == nil || cur.op != v4aUpdate || hunk == nil {
-				return nil, fmt.Errorf("line %d: \"*** End of File\" must follow the lines of a hunk in an Update File section", n)
-			}
-			hunk.eof = true
-			flushHunk()
-			continue
+	p.hunk = nil
+	p.blanks = 0
+}
+
+// line reads line i: a control line (end of patch, end of file, a
+// header) or a line of the current section.
+func (p *v4aParser) line(lines []string, i int) error {
+	l, n := lines[i], i+1
+	ctl := v4aControl(l, p.cur != nil)
+	switch {
+	case ctl == "*** End Patch" && (strings.HasPrefix(l, "***") || p.cur == nil || onlyTrailer(lines[i+1:])):
+		p.ended = true
+		return nil
+	case ctl == "*** End Patch":
+		// A padded "*** End Patch" with patch lines after it is the
+		// context line of a file that holds that text.
+		ctl = ""
+	case ctl == "*** End of File":
+		if p.cur == nil || p.cur.op != v4aUpdate || p.hunk == nil {
+			return fmt.Errorf("line %d: \"*** End of File\" must follow the lines of a hunk in an Update File section", n)
 		}
-		if verb, arg, ok := v4aHeader(ctl); ok {
-			if verb == "Move to" {
-				if cur == nil || cur.op != v4aUpdate || len(cur.hunks) > 0 || hunk != nil {
-					return nil, fmt.Errorf("line %d: \"*** Move to:\" must come right after an \"*** Update File:\" header", n)
-				}
-				if arg == "" {
-					return nil, fmt.Errorf("line %d: \"*** Move to:\" needs a path", n)
-				}
-				cur.moveTo = arg
-				continue
-			}
-			flushHunk()
-			if arg == "" {
-				return nil, fmt.Errorf("line %d: \"*** %s:\" needs a path", n, verb)
-			}
-			f := v4aFile{path: arg, line: n}
-			switch verb {
-			case "Add File":
-				f.op = v4aAdd
-			case "Update File":
-				f.op = v4aUpdate
-			case "Delete File":
-				f.op = v4aDelete
-			case "Move File":
-				from, to, ok := strings.Cut(arg, "->")
-				if !ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" {
-					return nil, fmt.Errorf("line %d: write \"*** Move File: OLD -> NEW\"", n)
-				}
-				f.op, f.path, f.moveTo = v4aUpdate, strings.TrimSpace(from), strings.TrimSpace(to)
-			}
-			files = append(files, f)
-			cur = &files[len(files)-1]
-			continue
-		}
-		if ctl != "" {
-			return nil, fmt.Errorf("line %d: unknown header %q; use *** Add File:, *** Update File:, *** Delete File:, *** Move to:, *** End of File or *** End Patch", n, clip(ctl, 80))
-		}
-		if cur == nil {
-			if t == "" || strings.HasPrefix(t, "```") {
-				continue
-			}
-			return nil, fmt.Errorf("line %d: expected a file header such as \"*** Update File: path\", got %q", n, clip(l, 80))
-		}
-		switch cur.op {
-		case v4aDelete:
-			if t != "" {
-				return nil, fmt.Errorf("line %d: a Delete File section (%s) takes no lines", n, cur.path)
-			}
-		case v4aAdd:
-			switch {
-			case strings.HasPrefix(l, "+"):
-				for ; blanks > 0; blanks-- {
-					cur.add = append(cur.add, "")
-				}
-				cur.add = append(cur.add, l[1:])
-			case t == "":
-				blanks++
-			default:
-				return nil, fmt.Errorf("line %d: every line of an Add File section (%s) must start with '+', got %q", n, cur.path, clip(l, 80))
-			}
-		case v4aUpdate:
-			if strings.HasPrefix(l, "@@") {
-				if hunk != nil && len(hunk.lines) > 0 {
-					flushHunk()
-				}
-				if hunk == nil {
-					hunk = &v4aHunk{}
-				}
-				hint := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(l[2:]), "@@"))
-				if hint != "" {
-					hunk.hints = append(hunk.hints, hint)
-				}
-				continue
-			}
-			if hunk == nil {
-				hunk = &v4aHunk{}
-			}
-			if l == "" {
-				blanks++
-				continue
-			}
-			for ; blanks > 0; blanks-- {
-				hunk.lines = append(hunk.lines, " ")
-			}
-			switch {
-			case l[0] == ' ' || l[0] == '-' || l[0] == '+':
-				hunk.lines = append(hunk.lines, l)
-			default:
-				// A context line whose leading space was lost.
-				hunk.lines = append(hunk.lines, " "+l)
-			}
-		}
+		p.hunk.eof = true
+		p.flushHunk()
+		return nil
 	}
-	flushHunk()
-	if !ended && len(files) > 0 {
-		return nil, errors.New(v4aTruncated)
+	if verb, arg, ok := v4aHeader(ctl); ok {
+		return p.header(verb, arg, n)
 	}
+	if ctl != "" {
+		return fmt.Errorf("line %d: unknown header %q; use *** Add File:, *** Update File:, *** Delete File:, *** Move to:, *** End of File or *** End Patch", n, clip(ctl, 80))
+	}
+	t := strings.TrimSpace(l)
+	if p.cur == nil {
+		if t == "" || strings.HasPrefix(t, "```") {
+			return nil
+		}
+		return fmt.Errorf("line %d: expected a file header such as \"*** Update File: path\", got %q", n, clip(l, 80))
+	}
+	switch p.cur.op {
+	case v4aDelete:
+		if t != "" {
+			return fmt.Errorf("line %d: a Delete File section (%s) takes no lines", n, p.cur.path)
+		}
+	case v4aAdd:
+		return p.addLine(l, t, n)
+	case v4aUpdate:
+		p.updateLine(l)
+	}
+	return nil
+}
+
+// header starts a file section (or sets an Update's Move to) at line n.
+func (p *v4aParser) header(verb, arg string, n int) error {
+	if verb == "Move to" {
+		if p.cur == nil || p.cur.op != v4aUpdate || len(p.cur.hunks) > 0 || p.hunk != nil {
+			return fmt.Errorf("line %d: \"*** Move to:\" must come right after an \"*** Update File:\" header", n)
+		}
+		if arg == "" {
+			return fmt.Errorf("line %d: \"*** Move to:\" needs a path", n)
+		}
+		p.cur.moveTo = arg
+		return nil
+	}
+	p.flushHunk()
+	if arg == "" {
+		return fmt.Errorf("line %d: \"*** %s:\" needs a path", n, verb)
+	}
+	f := v4aFile{path: arg, line: n}
+	switch verb {
+	case "Add File":
+		f.op = v4aAdd
+	case "Update File":
+		f.op = v4aUpdate
+	case "Delete File":
+		f.op = v4aDelete
+	case "Move File":
+		from, to, ok := strings.Cut(arg, "->")
+		if !ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" {
+			return fmt.Errorf("line %d: write \"*** Move File: OLD -> NEW\"", n)
+		}
+		f.op, f.path, f.moveTo = v4aUpdate, strings.TrimSpace(from), strings.TrimSpace(to)
+	}
+	p.files = append(p.files, f)
+	p.cur = &p.files[len(p.files)-1]
+	return nil
+}
+
+// addLine reads line l (t trimmed) of an Add File section.
+func (p *v4aParser) addLine(l, t string, n int) error {
+	switch {
+	case strings.HasPrefix(l, "+"):
+		for ; p.blanks > 0; p.blanks-- {
+			p.cur.add = append(p.cur.add, "")
+		}
+		p.cur.add = append(p.cur.add, l[1:])
+	case t == "":
+		p.blanks++
+	default:
+		return fmt.Errorf("line %d: every line of an Add File section (%s) must start with '+', got %q", n, p.cur.path, clip(l, 80))
+	}
+	return nil
+}
+
+// updateLine reads line l of an Update File section: an @@ anchor or a
+// hunk line.
+func (p *v4aParser) updateLine(l string) {
+	if strings.HasPrefix(l, "@@") {
+		if p.hunk != nil && len(p.hunk.lines) > 0 {
+			p.flushHunk()
+		}
+		if p.hunk == nil {
+			p.hunk = &v4aHunk{}
+		}
+		if hint := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(l[2:]), "@@")); hint != "" {
+			p.hunk.hints = append(p.hunk.hints, hint)
+		}
+		return
+	}
+	if p.hunk == nil {
+		p.hunk = &v4aHunk{}
+	}
+	if l == "" {
+		p.blanks++
+		return
+	}
+	for ; p.blanks > 0; p.blanks-- {
+		p.hunk.lines = append(p.hunk.lines, " ")
+	}
+	switch {
+	case l[0] == ' ' || l[0] == '-' || l[0] == '+':
+		p.hunk.lines = append(p.hunk.lines, l)
+	default:
+		// A context line whose leading space was lost.
+		p.hunk.lines = append(p.hunk.lines, " "+l)
+	}
+}
+
+// checkV4AFiles refuses a patch without files, an Update without hunks
+// (and without a move) and a hunk that changes nothing.
+func checkV4AFiles(files []v4aFile) error {
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no file sections found; a V4A patch looks like \"*** Begin Patch\\n*** Update File: path\\n@@ anchor\\n context\\n-old\\n+new\\n*** End Patch\"")
+		return fmt.Errorf("no file sections found; a V4A patch looks like \"*** Begin Patch\\n*** Update File: path\\n@@ anchor\\n context\\n-old\\n+new\\n*** End Patch\"")
 	}
 	for _, f := range files {
 		if f.op == v4aUpdate && len(f.hunks) == 0 && f.moveTo == "" {
-			return nil, fmt.Errorf("Update File %s (line %d) has no hunks; give @@ sections with ' ' context, '-' removed and '+' added lines", f.path, f.line)
+			return fmt.Errorf("Update File %s (line %d) has no hunks; give @@ sections with ' ' context, '-' removed and '+' added lines", f.path, f.line)
 		}
 		for j, h := range f.hunks {
 			changed := false
@@ -270,11 +315,11 @@ func parseV4A(text string) ([]v4aFile, error) {
 				changed = changed || l[0] != ' '
 			}
 			if !changed {
-				return nil, fmt.Errorf("Update File %s: %s has no '-' or '+' lines", f.path, h.label(j))
+				return fmt.Errorf("Update File %s: %s has no '-' or '+' lines", f.path, h.label(j))
 			}
 		}
 	}
-	return files, nil
+	return nil
 }
 
 // diffHunk is one hunk of a unified diff: its 1-based start lines and its

@@ -319,6 +319,11 @@ func (m *Model) onGuardrail(e *loop.Guardrail) {
 	if len(m.live.guards) > keep {
 		m.live.guards = m.live.guards[len(m.live.guards)-keep:]
 	}
+	if ref, ok := m.live.calls[e.ID]; ok && e.ID != "" {
+		ref.call.guard = fmt.Sprintf("%s: %s", e.Code, e.Message)
+		ref.batch.ver++
+		m.trDirty = true
+	}
 	if e.Action == "halt" {
 		m.notice(noticeError, fmt.Sprintf("guardrail halted the turn: %s (%s ×%d)", e.Message, e.Code, e.Count))
 	}

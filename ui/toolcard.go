@@ -60,6 +60,8 @@ type toolCall struct {
 	awaiting bool
 	// user marks the user's own !cmd: its card shows more output.
 	user bool
+	// guard is the guardrail's note about this call, shown on its card.
+	guard string
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -187,7 +189,7 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	if c.state == toolRunning || (c.state == toolCancelled && c.output == "") {
 		return append(lines, c.liveLines(rc, indent+"  ")...)
 	}
-	return append(lines, c.result(rc, indent+"  ")...)
+	return append(append(lines, c.result(rc, indent+"  ")...), c.guardLines(rc, indent+"  ")...)
 }
 
 // liveLines renders the last lines of the live output.
@@ -232,7 +234,7 @@ func (c *toolCall) diffPreview(rc *renderCtx, indent string) []string {
 // of a test run is what matters), or for a failed call its first lines
 // wrapped whole, with a pointer to the pager for the rest.
 func (c *toolCall) preview(rc *renderCtx, indent string) []string {
-	out := strings.TrimRight(sanitize(toolOutputText(c.output)), "\n ")
+	out := strings.TrimRight(sanitize(toolOutputText(tools.StripAnnotation(c.output))), "\n ")
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}

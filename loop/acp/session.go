@@ -114,7 +114,7 @@ func stopReason(e loop.Exit) (sdk.StopReason, bool) {
 	case loop.ExitResponseTooLarge:
 		return sdk.StopReasonMaxTokens, true
 	}
-	if loop.IsInterrupted(e) {
+	if e.Interrupted() {
 		return sdk.StopReasonCancelled, true
 	}
 	return sdk.StopReasonEndTurn, false

@@ -102,7 +102,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 			warnCleanup(o.Stderr, res)
 		}
 		unsaved = unsaved || res.Unsaved
-		if loop.IsInterrupted(res.ExitReason) {
+		if res.ExitReason.Interrupted() {
 			break
 		}
 		if signalled.Load() {
@@ -135,7 +135,7 @@ func RunHeadless(ctx context.Context, s *Session, o HeadlessOptions) int {
 // exitCode is the process exit code of a run's last result.
 func exitCode(res loop.Result, unsaved bool) int {
 	switch {
-	case loop.IsInterrupted(res.ExitReason):
+	case res.ExitReason.Interrupted():
 		return ExitInterrupted
 	case unsaved:
 		// The answer was printed but the session does not hold it.

@@ -21,6 +21,7 @@ import (
 type echoTool struct{}
 
 func (echoTool) Name() string            { return "echo" }
+func (echoTool) Traits() tools.Traits    { return tools.Traits{} }
 func (echoTool) Description() string     { return "echo the arguments" }
 func (echoTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (echoTool) Run(_ context.Context, _ *tools.Env, args json.RawMessage) tools.Result {
@@ -171,6 +172,7 @@ func BenchmarkReplayFast50(b *testing.B) {
 type failTool struct{}
 
 func (failTool) Name() string            { return "probe" }
+func (failTool) Traits() tools.Traits    { return tools.Traits{} }
 func (failTool) Description() string     { return "fails" }
 func (failTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (failTool) Run(context.Context, *tools.Env, json.RawMessage) tools.Result {

@@ -18,6 +18,16 @@ func (s *standIn) Name() string            { return s.def.Name }
 func (s *standIn) Description() string     { return s.def.Description }
 func (s *standIn) Schema() json.RawMessage { return s.def.Schema }
 
+// Traits are the live tool's, else the built-in tool's of that name, so
+// the replay plans and approves as the run did.
+func (s *standIn) Traits() tools.Traits {
+	if t, ok := s.live.Get(s.def.Name); ok {
+		return t.Traits()
+	}
+	tr, _ := tools.BuiltinTraits(s.def.Name)
+	return tr
+}
+
 // Run returns the recorded result of the first unused recorded call with
 // this name and these arguments; a call the recording does not have is a
 // divergence, reported against the closest recorded call.

@@ -15,7 +15,7 @@ import (
 
 // BenchmarkStdioCall is one echo call over talaria's stdio transport.
 func BenchmarkStdioCall(b *testing.B) {
-	m, errs := Connect(context.Background(), []ServerConfig{stdioConfig("local")})
+	m, errs := connect(context.Background(), []ServerConfig{stdioConfig("local")})
 	if len(errs) != 0 {
 		b.Fatal(errs)
 	}

@@ -14,7 +14,7 @@ func TestServerEnvironmentHasNoSecrets(t *testing.T) {
 	cfg := stdioConfig("envsrv")
 	cfg.Env["SERVER_TOKEN"] = "its-own"
 	cfg.Env["TALARIA_MCP_TEST_GETENV"] = "1"
-	m, errs := Connect(context.Background(), []ServerConfig{cfg})
+	m, errs := connect(context.Background(), []ServerConfig{cfg})
 	defer m.Close()
 	if len(errs) != 0 {
 		t.Fatal(errs)

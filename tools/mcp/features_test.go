@@ -155,7 +155,7 @@ func TestResourceTools(t *testing.T) {
 	rs := toolsByName(m.ResourceTools())
 	list, read := rs["list_mcp_resources"], rs["read_mcp_resource"]
 	for _, tl := range []tools.Tool{list, read} {
-		if !tl.(interface{ ReadOnly() bool }).ReadOnly() || !tl.(interface{ ParallelSafe() bool }).ParallelSafe() {
+		if tr := tl.Traits(); !tr.ReadOnly || tr.Claimed || !tr.ParallelSafe {
 			t.Errorf("%s is not a read-only parallel-safe tool", tl.Name())
 		}
 	}
@@ -238,7 +238,7 @@ func TestProgressReachesTheCallback(t *testing.T) {
 	for _, name := range []string{"local__progress", "web__progress"} {
 		var mu sync.Mutex
 		var got []string
-		ctx := WithProgress(context.Background(), func(s string) {
+		ctx := withProgress(context.Background(), func(s string) {
 			mu.Lock()
 			got = append(got, s)
 			mu.Unlock()
@@ -316,8 +316,8 @@ func TestCancelOneCallNotifiesOnlyIt(t *testing.T) {
 			slow := ts[srv+"__slow"]
 			started := make(chan string, 2)
 			onProgress := func(s string) { started <- s }
-			ctxA, cancelA := context.WithCancel(WithProgress(context.Background(), onProgress))
-			ctxB, cancelB := context.WithCancel(WithProgress(context.Background(), onProgress))
+			ctxA, cancelA := context.WithCancel(withProgress(context.Background(), onProgress))
+			ctxB, cancelB := context.WithCancel(withProgress(context.Background(), onProgress))
 			defer cancelB()
 			done := make(chan tools.Result, 2)
 			go func() { done <- slow.Run(ctxA, &tools.Env{}, json.RawMessage(`{"tag":"A"}`)) }()

@@ -171,15 +171,6 @@ func Start(cfgs []ServerConfig, opts Options) (*Manager, []error) {
 	return m, errs
 }
 
-// Connect starts every server of cfgs and waits until each is connected
-// or has failed (each within its start-up timeout, or until ctx ends). A
-// server that fails does not stop the others: its error, naming it, is
-// returned and Reconnect tries it again later.
-func Connect(ctx context.Context, cfgs []ServerConfig) (*Manager, []error) {
-	m, errs := Start(cfgs, Options{})
-	return m, append(errs, m.Wait(ctx)...)
-}
-
 // Wait waits until no server is starting any more, or ctx ends, and
 // returns why each server that is not connected is not.
 func (m *Manager) Wait(ctx context.Context) []error {

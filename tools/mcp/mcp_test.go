@@ -55,7 +55,7 @@ func TestConnectListAndCall(t *testing.T) {
 	ctx := context.Background()
 	local := stdioConfig("local")
 	local.ToolTimeout = 300 * time.Millisecond
-	m, errs := Connect(ctx, []ServerConfig{
+	m, errs := connect(ctx, []ServerConfig{
 		local,
 		{Name: "broken", Command: "/nonexistent/mcp-server"},
 		{Name: "web", URL: httpSrv.URL},
@@ -87,14 +87,11 @@ func TestConnectListAndCall(t *testing.T) {
 	}
 	ts := toolsByName(m.Tools())
 	echo, write := ts["local__echo"], ts["web__write"]
-	if ps, ok := echo.(interface{ ParallelSafe() bool }); !ok || !ps.ParallelSafe() {
-		t.Error("echo (readOnlyHint) is not parallel-safe")
+	if tr := echo.Traits(); !tr.ReadOnly || !tr.Claimed || !tr.ParallelSafe || !tr.Idempotent || tr.Destructive {
+		t.Errorf("echo (readOnlyHint, idempotentHint) traits: %+v", tr)
 	}
-	if ps := write.(interface{ ParallelSafe() bool }); ps.ParallelSafe() {
-		t.Error("write is parallel-safe")
-	}
-	if ro := echo.(interface{ ReadOnly() bool }); !ro.ReadOnly() {
-		t.Error("echo not read-only")
+	if tr := write.Traits(); tr.ReadOnly || tr.ParallelSafe || !tr.Destructive {
+		t.Errorf("write (destructiveHint) traits: %+v", tr)
 	}
 	if !strings.Contains(echo.Description(), "[MCP server local] Echo the text back.") {
 		t.Errorf("description = %q", echo.Description())
@@ -145,7 +142,7 @@ func TestConnectListAndCall(t *testing.T) {
 
 func TestServerDiesAndReconnects(t *testing.T) {
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{stdioConfig("local")})
+	m, errs := connect(ctx, []ServerConfig{stdioConfig("local")})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -191,7 +188,7 @@ func TestServerDiesAndReconnects(t *testing.T) {
 
 func TestReconnectBackoff(t *testing.T) {
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{{Name: "broken", Command: "/nonexistent/mcp-server"}})
+	m, errs := connect(ctx, []ServerConfig{{Name: "broken", Command: "/nonexistent/mcp-server"}})
 	defer m.Close()
 	if len(errs) != 1 {
 		t.Fatalf("errs = %v", errs)
@@ -230,7 +227,7 @@ func TestHTTPServerGoneAndBack(t *testing.T) {
 	srv.Listener = ln
 	srv.Start()
 	ctx := context.Background()
-	m, errs := Connect(ctx, []ServerConfig{{Name: "web", URL: "http://" + addr}})
+	m, errs := connect(ctx, []ServerConfig{{Name: "web", URL: "http://" + addr}})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}

@@ -22,7 +22,7 @@ func TestStdioServerIsReaped(t *testing.T) {
 	r := tools.NewReaper(dir, nil)
 	cfg := stdioConfig("reaped")
 	cfg.Reaper = r
-	m, errs := Connect(context.Background(), []ServerConfig{cfg})
+	m, errs := connect(context.Background(), []ServerConfig{cfg})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -61,7 +61,7 @@ func TestClosedStdioServerLeavesTheRunFile(t *testing.T) {
 	defer r.Close()
 	cfg := stdioConfig("untracked")
 	cfg.Reaper = r
-	m, errs := Connect(context.Background(), []ServerConfig{cfg})
+	m, errs := connect(context.Background(), []ServerConfig{cfg})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

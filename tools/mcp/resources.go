@@ -29,11 +29,11 @@ func (m *Manager) ResourceTools() []tools.Tool {
 // resourceTool holds what both resource tools share.
 type resourceTool struct{ m *Manager }
 
-// ReadOnly reports true: the tools only read.
-func (resourceTool) ReadOnly() bool { return true }
-
-// ParallelSafe reports true: the tools touch no local path.
-func (resourceTool) ParallelSafe() bool { return true }
+// Traits implements tools.Tool: the tools only read, and touch no local
+// path.
+func (resourceTool) Traits() tools.Traits {
+	return tools.Traits{ReadOnly: true, ParallelSafe: true, Idempotent: true}
+}
 
 // listResources is list_mcp_resources.
 type listResources struct{ resourceTool }

@@ -23,15 +23,15 @@ const (
 )
 
 // Tool is one tool of an MCP server, offered to the model as SERVER__TOOL.
-// It implements tools.Tool, and ReadOnly and ParallelSafe from the
-// server's readOnlyHint annotation.
+// It implements tools.Tool; its traits come from the server's annotations
+// (annotationTraits).
 type Tool struct {
-	srv      *server
-	name     string
-	remote   string
-	desc     string
-	schema   json.RawMessage
-	readOnly bool
+	srv    *server
+	name   string
+	remote string
+	desc   string
+	schema json.RawMessage
+	traits tools.Traits
 }
 
 // newTool wraps the server's tool t under name.
@@ -52,9 +52,26 @@ func newTool(s *server, name string, t *sdk.Tool) *Tool {
 	desc = fmt.Sprintf("[MCP server %s] %s", s.cfg.Name, desc)
 	return &Tool{
 		srv: s, name: name, remote: t.Name, desc: desc,
-		schema:   objectSchema(t.InputSchema),
-		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		schema: objectSchema(t.InputSchema),
+		traits: annotationTraits(t.Annotations),
 	}
+}
+
+// annotationTraits are the traits of a tool its server annotated: a
+// readOnlyHint tool is read-only by the server's claim (so the approver
+// still asks in the ask mode) and runs beside others in a batch; an
+// idempotentHint one that is also read-only gets the guardrails'
+// unchanged-result watch; an explicit destructiveHint: true is shown in
+// the approval and never allowed for the whole session. Anything else is
+// the careful default: it runs alone, asks, and gets a checkpoint.
+func annotationTraits(a *sdk.ToolAnnotations) tools.Traits {
+	if a == nil {
+		return tools.Traits{}
+	}
+	if a.ReadOnlyHint {
+		return tools.Traits{ReadOnly: true, Claimed: true, ParallelSafe: true, Idempotent: a.IdempotentHint}
+	}
+	return tools.Traits{Destructive: a.DestructiveHint != nil && *a.DestructiveHint}
 }
 
 // objectSchema marshals the server's input schema, making sure it is an
@@ -89,14 +106,8 @@ func (t *Tool) Description() string { return t.desc }
 // Schema implements tools.Tool.
 func (t *Tool) Schema() json.RawMessage { return t.schema }
 
-// ReadOnly reports whether the server marks the tool read-only
-// (readOnlyHint); such calls need no approval in the auto-edit and yolo
-// approval modes, but are asked for in the ask mode (see tools.Approver).
-func (t *Tool) ReadOnly() bool { return t.readOnly }
-
-// ParallelSafe reports whether the tool may run alongside others in a
-// batch: only when the server marks it read-only.
-func (t *Tool) ParallelSafe() bool { return t.readOnly }
+// Traits implements tools.Tool: from the server's annotations.
+func (t *Tool) Traits() tools.Traits { return t.traits }
 
 // Server returns the name of the tool's server.
 func (t *Tool) Server() string { return t.srv.cfg.Name }
@@ -104,7 +115,7 @@ func (t *Tool) Server() string { return t.srv.cfg.Name }
 // Run implements tools.Tool. A dead server, a server that dies during the
 // call or one that does not answer within its tool_timeout gives an error
 // result, never a hang. The call carries a progressToken: the server's
-// progress notifications go to the callback of WithProgress. When ctx ends
+// progress notifications become its live output (tools.Output). When ctx ends
 // the SDK sends notifications/cancelled for this call's request id.
 func (t *Tool) Run(ctx context.Context, _ *tools.Env, args json.RawMessage) tools.Result {
 	if !t.offered() {
@@ -190,21 +201,12 @@ func (s *server) call(ctx context.Context, what string, timeout time.Duration, f
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// progressKey is the context key of WithProgress.
+// progressKey is the context key of a progress callback the tests set
+// (withProgress): each notifications/progress of the call goes to it as
+// one line ("message (3/10)").
 type progressKey struct{}
 
-// WithProgress returns a context whose MCP tool calls send a progressToken
-// and pass each notifications/progress of the call to fn as one line
-// ("message (3/10)"). fn may be called from another goroutine while the
-// call runs, never after it returned. A nil fn changes nothing.
-func WithProgress(ctx context.Context, fn func(text string)) context.Context {
-	if fn == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, progressKey{}, fn)
-}
-
-// progressFrom returns the callback of WithProgress; without one, the
+// progressFrom returns the tests' progress callback; without one, the
 // call's live output (tools.Output, which becomes tool.output events), one
 // line per notification; nil when nobody watches.
 func progressFrom(ctx context.Context) func(string) {
@@ -352,7 +354,4 @@ func capOutput(out string) string {
 }
 
 // compile-time checks.
-var (
-	_ tools.Tool                       = (*Tool)(nil)
-	_ interface{ ParallelSafe() bool } = (*Tool)(nil)
-)
+var _ tools.Tool = (*Tool)(nil)

@@ -23,8 +23,9 @@ type barrierRead struct {
 	wg *sync.WaitGroup
 }
 
-func (barrierRead) Name() string        { return "read_file" }
-func (barrierRead) Description() string { return "read a file" }
+func (barrierRead) Name() string         { return "read_file" }
+func (barrierRead) Traits() tools.Traits { return tools.ReadFileTool{}.Traits() }
+func (barrierRead) Description() string  { return "read a file" }
 func (barrierRead) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
 }

@@ -109,11 +109,12 @@ func NewServer(o Options) *sdk.Server {
 		st = &State{}
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ServerOptions{Instructions: o.Instructions})
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}},
 		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}, &sdk.TextContent{Text: "second part"}}}, nil, nil
 		})
-	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Pretend to write."},
+	destructive := true
+	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Pretend to write.", Annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive}},
 		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
 			return text("wrote " + in.Text), nil, nil
 		})
