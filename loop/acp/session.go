@@ -28,8 +28,8 @@ type session struct {
 	spoke bool
 	// prompted is set at the first session/prompt.
 	prompted bool
-	calls map[string]*callState // by tool call id, this prompt's
-	order []string              // call ids in the order they were announced
+	calls    map[string]*callState // by tool call id, this prompt's
+	order    []string              // call ids in the order they were announced
 	// rejected are the "reject always" answers: such calls are denied
 	// without asking again for the rest of the session.
 	rejected map[string]bool
