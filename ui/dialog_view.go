@@ -77,6 +77,8 @@ func (m *Model) renderBox() string {
 	switch r := m.dialog(); {
 	case r != nil && r.kind == dialogApproval:
 		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
+	case r != nil && r.kind == dialogTrust:
+		return m.modalBox(m.look.st.Composer, m.trustParts(r), &m.modal.input)
 	case r != nil:
 		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
 	case m.rw.open():

@@ -106,6 +106,9 @@ type dialogKind int
 const (
 	dialogApproval dialogKind = iota
 	dialogClarify
+	// dialogTrust asks whether to trust the project's own settings
+	// (trust_dialog.go); the screen itself asks it, once, at start.
+	dialogTrust
 )
 
 // dialogRequest is one question waiting for the user. Its fields are set
@@ -121,6 +124,8 @@ type dialogRequest struct {
 	settled  chan struct{}
 	// diff is the change an edit approval would make, once computed.
 	diff *diffView
+	// trust is what the trust dialog names.
+	trust *TrustRequest
 }
 
 // dialogAnswer is the user's answer to a request.
@@ -158,6 +163,9 @@ func waitDialogs(d *Dialogs) tea.Cmd {
 // watchDialog reports when the call that asked r returns: answered, its
 // context ended, or the Dialogs closed.
 func watchDialog(r *dialogRequest) tea.Cmd {
+	if r.settled == nil {
+		return nil // the screen's own question: nobody waits on it
+	}
 	return func() tea.Msg {
 		<-r.settled
 		return dialogSettledMsg{req: r}

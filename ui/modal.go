@@ -19,6 +19,8 @@ const (
 	actDeny   // opens the reason input
 	actChoice // answers a clarify choice
 	actOther  // opens the answer input
+	actTrust  // trusts the project (trust_dialog.go)
+	actNotNow // leaves it untrusted
 )
 
 // dialogOption is one answer offered by the question on screen.
@@ -34,6 +36,9 @@ type dialogOption struct {
 // commands, edits outside the working directory) would take that answer
 // as once, so that option is left out.
 func dialogOptions(r *dialogRequest) []dialogOption {
+	if r.kind == dialogTrust {
+		return trustOptions()
+	}
 	if r.kind == dialogClarify {
 		opts := make([]dialogOption, 0, len(r.choices)+1)
 		for _, c := range r.choices {
@@ -164,6 +169,10 @@ func (m *Model) choose(o dialogOption) tea.Cmd {
 		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession}})
 	case actChoice:
 		return m.answer(dialogAnswer{text: o.text})
+	case actTrust:
+		return tea.Batch(m.answer(dialogAnswer{}), m.trustProject())
+	case actNotNow:
+		return m.dismiss()
 	}
 	m.openInput()
 	return nil
