@@ -176,8 +176,11 @@ func watchDialog(r *dialogRequest) tea.Cmd {
 // on screen) and the session picker, which sits under any question.
 type modalState struct {
 	queue  []*dialogRequest
-	sel    int    // highlighted option of the shown question
-	typing bool   // its text input is open
+	sel    int  // highlighted option of the shown question
+	typing bool // its text input is open
+	// save makes a "don't ask again" answer also save its rule to the
+	// project's .talaria/config.yaml (s toggles it; approvals_remember.go).
+	save   bool
 	input  editor // the deny reason or the typed answer
 	picker *picker
 	// searchSeq numbers the picker's full-text searches; only the answer
@@ -243,7 +246,7 @@ const dialogArmDelay = 400 * time.Millisecond
 // starts its arming delay (the frame tick redraws it once armed). An open
 // question without choices starts in its text input.
 func (m *Model) showDialog() tea.Cmd {
-	m.modal.sel, m.modal.typing = 0, false
+	m.modal.sel, m.modal.typing, m.modal.save = 0, false, false
 	r := m.dialog()
 	m.markAwaiting(r)
 	if r == nil {
