@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"talaria/loop"
 )
 
@@ -105,4 +107,25 @@ func TestHookCard(t *testing.T) {
 	)
 	s = h.screen()
 	contains(t, s, "⚑ Stop hook make lint", "failed · exit 1 · 1.5s", "lint: 3 problems", "⚑ UserPromptSubmit hook log-prompt", "ok · 4ms")
+}
+
+// TestExecuteCodeScriptHighlighted: in colour the script's lines are
+// highlighted as Python (a keyword coloured unlike a name), one screen
+// line per source line, with glamour's margins taken off.
+func TestExecuteCodeScriptHighlighted(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.NoColor = false })
+	rc := h.m.renderCtx()
+	src := "import os\nfor f in xs:\n    print(f)"
+	lines := highlightPython(rc, src, 60)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %q", len(lines), lines)
+	}
+	for i, want := range strings.Split(src, "\n") {
+		if got := strings.TrimRight(ansi.Strip(lines[i]), " "); got != want {
+			t.Errorf("line %d: %q, want %q", i, got, want)
+		}
+	}
+	if !strings.Contains(lines[0], "\x1b[") || lines[0] == rc.st.ToolArgs.Render("import os") {
+		t.Errorf("not highlighted: %q", lines[0])
+	}
 }
