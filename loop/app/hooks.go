@@ -57,8 +57,10 @@ type sessionHooks struct {
 	pending []string // SessionStart context for the next prompt
 
 	// rules are the session's permission rules by source (trust_rules.go),
-	// guarded by the session's trustMu.
-	rules projectRules
+	// and trusted whether the project's settings apply; both guarded by
+	// the session's trustMu.
+	rules   projectRules
+	trusted bool
 }
 
 // hookPlan is what openHooks found: the hooks that apply, those of an
@@ -449,14 +451,15 @@ func (s *Session) openHooks(cfg config.Config, f Flags, ts *toolset) {
 	plan := planHooks(cfg, userConfig, s.Cwd, f.Trust)
 	s.addNotice(plan.notice)
 	s.untrusted, s.projectRoot, s.userConfig = plan.untrusted, plan.root, userConfig
-	rules, notice := planRules(cfg, plan.root, userConfig, f.Trust || ext.Trusted(plan.root, cfg.TrustedProjects))
+	trusted := f.Trust || ext.Trusted(plan.root, cfg.TrustedProjects)
+	rules, notice := planRules(cfg, plan.root, userConfig, trusted)
 	s.addNotice(notice)
 	env := ts.env.Commands.Environ
 	if env == nil {
 		env = tools.FilterEnviron(os.Environ(), cfg.KeyEnvNames(), cfg.Terminal.EnvPassthrough)
 	}
 	s.hooks = newSessionHooks(plan.hooks, s.Cwd, env, s, ts)
-	s.hooks.rules = rules
+	s.hooks.rules, s.hooks.trusted = rules, trusted
 	if err := s.applyRules(); err != nil {
 		s.addNotice("rules: " + err.Error())
 	}
@@ -517,7 +520,7 @@ func (s *Session) TrustProject() (string, error) {
 	s.untrusted = nil
 	if s.hooks != nil {
 		s.hooks.rules.applied = append(s.hooks.rules.applied, s.hooks.rules.untrusted...)
-		s.hooks.rules.untrusted = nil
+		s.hooks.rules.untrusted, s.hooks.trusted = nil, true
 	}
 	if err := s.applyRules(); err != nil {
 		return root, err
