@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"talaria/tools"
 )
 
@@ -57,7 +59,7 @@ func (m *Model) rememberLabel(o dialogOption) string {
 
 // saveLine is the toggle under the options: whether a "don't ask again"
 // answer is also saved to the project's rules.
-func (m *Model) saveLine(opts []dialogOption) []string {
+func (m *Model) saveLine(opts []dialogOption, w int) []string {
 	if !canSave(opts) {
 		return nil
 	}
@@ -65,7 +67,7 @@ func (m *Model) saveLine(opts []dialogOption) []string {
 	if m.modal.save {
 		box = "[x]"
 	}
-	return []string{m.look.st.Muted.Render("  " + box + " s: also save to .talaria/config.yaml (permissions.allow)")}
+	return []string{m.look.st.Muted.Render(ansi.Truncate("  "+box+" s: also save to .talaria/config.yaml (permissions.allow)", w, "…"))}
 }
 
 // noteRemembered tells the transcript what a "don't ask again" answer

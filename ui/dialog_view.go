@@ -176,7 +176,7 @@ func (m *Model) approvalEnd(r *dialogRequest, w int) []boxPart {
 		}
 	}
 	opts := dialogOptions(r)
-	choices := boxPart{lines: append(m.optionLines(opts, w), m.saveLine(opts)...)}
+	choices := boxPart{lines: append(m.optionLines(opts, w), m.saveLine(opts, w)...)}
 	if r.hasDiff() {
 		return []boxPart{choices, m.diffFooter()}
 	}
