@@ -24,7 +24,16 @@ type extensionsReport struct {
 	Skills      []*ext.Skill      `json:"skills"`
 	Agents      []*ext.Agent      `json:"agents"`
 	Hooks       []ext.HookSummary `json:"hooks"`
+	Rules       []ruleSummary     `json:"rules"`
 	Notices     []ext.Notice      `json:"notices"`
+}
+
+// ruleSummary is one permission rule as `talaria extensions` lists it.
+type ruleSummary struct {
+	ext.ProjectRule
+	// Applied is false for a project's allow or ask rule while the project
+	// is untrusted (its deny rules always apply).
+	Applied bool `json:"applied"`
 }
 
 // extensionsCmd is `talaria extensions [--json]`: the custom commands,
@@ -78,6 +87,19 @@ func extensionsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 	for _, h := range projHooks {
 		rep.Hooks = append(rep.Hooks, ext.HookSummary{Hook: h, Trusted: rep.Trusted})
 	}
+	userRule := func(list string, rules []string) {
+		for _, r := range rules {
+			rep.Rules = append(rep.Rules, ruleSummary{ProjectRule: ext.ProjectRule{List: list, Rule: r, Source: ext.Source{Path: cfgPath, Origin: ext.OriginHome, Tree: "$TALARIA_HOME"}}, Applied: true})
+		}
+	}
+	userRule(ext.ListDeny, cfg.Permissions.Deny)
+	userRule(ext.ListAsk, cfg.Permissions.Ask)
+	userRule(ext.ListAllow, cfg.Permissions.Allow)
+	projRules, notes := ext.ProjectPermissions(rep.ProjectRoot, opts.ClaudeDirs)
+	rep.Notices = append(rep.Notices, notes...)
+	for _, r := range projRules {
+		rep.Rules = append(rep.Rules, ruleSummary{ProjectRule: r, Applied: rep.Trusted || r.List == ext.ListDeny})
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -89,7 +111,7 @@ func extensionsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 }
 
 func writeExtensions(w io.Writer, rep extensionsReport) {
-	trust := "untrusted: its hooks are listed, not run"
+	trust := "untrusted: its hooks and allow/ask rules are listed, not applied; its deny rules apply"
 	if rep.Trusted {
 		trust = "trusted"
 	}
@@ -138,6 +160,15 @@ func writeExtensions(w io.Writer, rep extensionsReport) {
 				state = "  [untrusted project: not run]"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", h.Event, m, oneLineText(h.Command, 60), h.Source.Path, state)
+		}
+	})
+	section("Permission rules", len(rep.Rules), func(tw *tabwriter.Writer) {
+		for _, r := range rep.Rules {
+			state := ""
+			if !r.Applied {
+				state = "  [untrusted project: ignored]"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", r.List, r.Rule, r.Source.Path, state)
 		}
 	})
 	if len(rep.Notices) > 0 {

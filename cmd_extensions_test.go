@@ -70,3 +70,48 @@ func TestExtensionsCommandJSON(t *testing.T) {
 		t.Errorf("text: rc %d\n%s%s", rc, out.String(), errb.String())
 	}
 }
+
+// TestExtensionsListsRules: the user's rules and the project's are listed
+// with their files; an untrusted project's allow rule is shown as
+// ignored, its deny rule as applied.
+func TestExtensionsListsRules(t *testing.T) {
+	proj, home := t.TempDir(), t.TempDir()
+	for p, s := range map[string]string{
+		filepath.Join(proj, ".git", "HEAD"):                   "ref: refs/heads/main\n",
+		filepath.Join(proj, ".talaria", "config.yaml"):        "permissions:\n  allow: [\"Bash(make:*)\"]\n",
+		filepath.Join(proj, ".claude", "settings.local.json"): `{"permissions":{"deny":["Bash(rm:*)"]}}`,
+		filepath.Join(home, "config.yaml"):                    "permissions:\n  ask: [\"Bash(git push:*)\"]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if rc := run([]string{"--home", home, "--cwd", proj, "extensions", "--json"}, strings.NewReader(""), &out, &errb); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errb.String())
+	}
+	var rep extensionsReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range rep.Rules {
+		got[r.List+" "+r.Rule] = r.Applied
+	}
+	want := map[string]bool{"ask Bash(git push:*)": true, "allow Bash(make:*)": false, "deny Bash(rm:*)": true}
+	for k, v := range want {
+		if a, ok := got[k]; !ok || a != v {
+			t.Errorf("%s: listed %v applied %v, want applied %v (all: %v)", k, ok, a, v, got)
+		}
+	}
+	out.Reset()
+	if rc := run([]string{"--home", home, "--cwd", proj, "extensions"}, strings.NewReader(""), &out, &errb); rc != 0 {
+		t.Fatalf("rc %d", rc)
+	}
+	if !strings.Contains(out.String(), "allow  Bash(make:*)") || !strings.Contains(out.String(), "[untrusted project: ignored]") {
+		t.Errorf("text listing:\n%s", out.String())
+	}
+}

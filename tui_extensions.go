@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,14 @@ func tuiExtensions(w *app.Switcher) ui.Extensions {
 			}
 			return out, s.SkillsNote()
 		},
+		Trust: func() *ui.TrustRequest { return trustRequest(w.Current()) },
+		TrustProject: func() (string, error) {
+			s := w.Current()
+			if s == nil {
+				return "", fmt.Errorf("no session is open")
+			}
+			return s.TrustProject()
+		},
 		Agents: func() []ui.ExtensionItem {
 			set := w.Current().Extensions()
 			var out []ui.ExtensionItem
@@ -73,4 +82,23 @@ func customCommands(set *ext.Set) []ui.CustomCommand {
 	}
 	slices.SortFunc(out, func(a, b ui.CustomCommand) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// trustRequest is what the session's untrusted project would add: its
+// hooks and its allow and ask rules (nil without any).
+func trustRequest(s *app.Session) *ui.TrustRequest {
+	if s == nil {
+		return nil
+	}
+	req := &ui.TrustRequest{Root: s.ProjectRoot()}
+	for _, h := range s.UntrustedHooks() {
+		req.Hooks = append(req.Hooks, ui.TrustHook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Path: h.Source.Path})
+	}
+	for _, r := range s.UntrustedRules() {
+		req.Rules = append(req.Rules, ui.TrustRule{List: r.List, Rule: r.Rule, Path: r.Source.Path})
+	}
+	if len(req.Hooks)+len(req.Rules) == 0 {
+		return nil
+	}
+	return req
 }

@@ -59,10 +59,15 @@ func (t *turn) innerCaller(run *batchRun, env *tools.Env) func(ctx context.Conte
 	return func(ctx context.Context, name, args string) tools.Result {
 		parent, n := run.scripts.next()
 		call := tools.BatchCall{ID: fmt.Sprintf("%s.%d", parent, n), Name: name, Arguments: args}
-		exec := tools.Executor{Registry: t.a.opts.Tools}
+		// The agent's CallCancels: /cancel ID stops this inner call alone;
+		// the script gets a ToolError and goes on.
+		exec := tools.Executor{Registry: t.a.opts.Tools, Cancels: &t.a.calls}
 		rs := exec.Run(ctx, env, []tools.BatchCall{call}, nil, t.hooks(run, parent))
 		if len(rs) != 1 {
 			return tools.Errorf("%s was not run (internal error)", name)
+		}
+		if rs[0].Stopped {
+			return tools.Result{Output: "cancelled by the user; the script goes on. " + rs[0].Result.Output, IsError: true}
 		}
 		return rs[0].Result
 	}

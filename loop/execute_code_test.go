@@ -102,3 +102,51 @@ func TestExecuteCodeBatchRefunded(t *testing.T) {
 		t.Fatal("an empty batch is not refunded")
 	}
 }
+
+// TestExecuteCodeCancelInnerCall: /cancel of one inner call (CancelCall
+// with its id) stops that call alone: the script sees
+// ToolError("cancelled…") and goes on to its next call; the execute_code
+// call itself completes normally.
+func TestExecuteCodeCancelInnerCall(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	f := execFixture(t, func(o *Options) { o.Tools.Register(slowTool{release}) })
+	script := "from talaria_tools import *\ntry:\n    slow(n=1)\n    print('FINISHED')\nexcept ToolError as e:\n    print('CAUGHT:', e)\nprint('NEXT:', read_file(path='a.txt'))\n"
+	if err := os.WriteFile(filepath.Join(f.dir, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Push(providertest.ToolCalls(providertest.Call{ID: "c1", Name: "execute_code", Args: args(map[string]string{"code": script})}),
+		providertest.Text("done"))
+	done := f.runAsync("go")
+	ev := f.rec.waitFor(t, TypeToolOutput).(*ToolOutput)
+	for ev.ID != "c1.1" {
+		ev = f.rec.waitFor(t, TypeToolOutput).(*ToolOutput)
+	}
+	if !f.agent.CancelCall("c1.1") {
+		t.Fatalf("CancelCall(c1.1) refused; running: %v", f.agent.RunningCalls())
+	}
+	res := <-done
+	if !res.Completed {
+		t.Fatalf("turn: %+v", res)
+	}
+	msgs := messages(t, f.srv, 1)
+	out, _ := msgs[len(msgs)-1]["content"].(string)
+	if !strings.Contains(out, "CAUGHT: cancelled") || strings.Contains(out, "FINISHED") || !strings.Contains(out, "NEXT:") || !strings.Contains(out, "alpha") {
+		t.Fatalf("script result: %s", out)
+	}
+	var inner, outer *ToolCompleted
+	for _, c := range ofType[*ToolCompleted](f.rec) {
+		switch c.ID {
+		case "c1.1":
+			inner = c
+		case "c1":
+			outer = c
+		}
+	}
+	if inner == nil || !inner.Cancelled || inner.ParentID != "c1" {
+		t.Fatalf("inner call: %+v", inner)
+	}
+	if outer == nil || outer.Cancelled || !outer.OK {
+		t.Fatalf("execute_code call: %+v", outer)
+	}
+}

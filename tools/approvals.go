@@ -251,7 +251,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	}
 	rc := a.ruleCallFor(toolName, args)
 	if rc != nil {
-		if r, ok := matchRule(a.Rules.Deny, rc, sideDeny); ok {
+		if r, ok := matchRule(a.rules().Deny, rc, sideDeny); ok {
 			return false, Errorf("%s was not run: the permission rule %s (permissions.deny) forbids it (%s), in every approvals mode. "+
 				"Do not retry it; continue another way, or ask the user to change the rule.", toolName, r.Text, req.Summary)
 		}
@@ -271,7 +271,7 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 	}
 	var askRule Rule
 	if rc != nil {
-		if r, ok := matchRule(a.Rules.Ask, rc, sideDeny); ok {
+		if r, ok := matchRule(a.rules().Ask, rc, sideDeny); ok {
 			askRule = r
 			req.Rule, req.NoSessionScope = r.Text, true
 			req.Summary += " [ask rule: " + r.Text + "]"

@@ -189,7 +189,7 @@ func matchRule(list []Rule, c *ruleCall, side matchSide) (Rule, bool) {
 
 // allowRule returns the configured or session allow rule covering c.
 func (a *Approver) allowRule(c *ruleCall) (Rule, bool) {
-	if r, ok := matchRule(a.Rules.Allow, c, sideAllow); ok {
+	if r, ok := matchRule(a.rules().Allow, c, sideAllow); ok {
 		return r, true
 	}
 	a.mu.Lock()

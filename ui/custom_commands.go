@@ -47,6 +47,12 @@ type Extensions struct {
 	Skills func() (list []ExtensionItem, note string)
 	// Agents lists the subagents delegate_task offers.
 	Agents func() []ExtensionItem
+	// Trust, asked once at start, returns what the project's own settings
+	// would add once trusted; nil (or empty) when nothing waits for trust.
+	Trust func() *TrustRequest
+	// TrustProject trusts the project: recorded in the user's
+	// trusted_projects and in force at once. It returns the folder.
+	TrustProject func() (string, error)
 }
 
 // customCommands returns the session's custom commands; nil without any.

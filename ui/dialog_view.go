@@ -77,6 +77,8 @@ func (m *Model) renderBox() string {
 	switch r := m.dialog(); {
 	case r != nil && r.kind == dialogApproval:
 		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
+	case r != nil && r.kind == dialogTrust:
+		return m.modalBox(m.look.st.Composer, m.trustParts(r), &m.modal.input)
 	case r != nil:
 		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
 	case m.rw.open():
@@ -173,10 +175,12 @@ func (m *Model) approvalEnd(r *dialogRequest, w int) []boxPart {
 			m.footer("enter send · esc deny without a reason"),
 		}
 	}
+	opts := dialogOptions(r)
+	choices := boxPart{lines: append(m.optionLines(opts, w), m.saveLine(opts, w)...)}
 	if r.hasDiff() {
-		return []boxPart{{lines: m.optionLines(dialogOptions(r), w)}, m.diffFooter()}
+		return []boxPart{choices, m.diffFooter()}
 	}
-	return []boxPart{{lines: m.optionLines(dialogOptions(r), w)}, m.footer("↑↓ move · enter confirm · esc deny")}
+	return []boxPart{choices, m.footer("↑↓ move · enter confirm · esc deny")}
 }
 
 // partLines counts the lines of the parts of the given rank.
@@ -236,7 +240,7 @@ func (m *Model) optionLines(opts []dialogOption, w int) []string {
 	st := m.look.st
 	var lines []string
 	for i, o := range opts {
-		label := fmt.Sprintf("%d. %s", i+1, oneLine(o.label))
+		label := fmt.Sprintf("%d. %s", i+1, oneLine(m.rememberLabel(o)))
 		if o.key != "" {
 			label += " (" + o.key + ")"
 		}

@@ -106,6 +106,9 @@ type dialogKind int
 const (
 	dialogApproval dialogKind = iota
 	dialogClarify
+	// dialogTrust asks whether to trust the project's own settings
+	// (trust_dialog.go); the screen itself asks it, once, at start.
+	dialogTrust
 )
 
 // dialogRequest is one question waiting for the user. Its fields are set
@@ -121,6 +124,8 @@ type dialogRequest struct {
 	settled  chan struct{}
 	// diff is the change an edit approval would make, once computed.
 	diff *diffView
+	// trust is what the trust dialog names.
+	trust *TrustRequest
 }
 
 // dialogAnswer is the user's answer to a request.
@@ -158,6 +163,9 @@ func waitDialogs(d *Dialogs) tea.Cmd {
 // watchDialog reports when the call that asked r returns: answered, its
 // context ended, or the Dialogs closed.
 func watchDialog(r *dialogRequest) tea.Cmd {
+	if r.settled == nil {
+		return nil // the screen's own question: nobody waits on it
+	}
 	return func() tea.Msg {
 		<-r.settled
 		return dialogSettledMsg{req: r}
@@ -168,8 +176,11 @@ func watchDialog(r *dialogRequest) tea.Cmd {
 // on screen) and the session picker, which sits under any question.
 type modalState struct {
 	queue  []*dialogRequest
-	sel    int    // highlighted option of the shown question
-	typing bool   // its text input is open
+	sel    int  // highlighted option of the shown question
+	typing bool // its text input is open
+	// save makes a "don't ask again" answer also save its rule to the
+	// project's .talaria/config.yaml (s toggles it; approvals_remember.go).
+	save   bool
 	input  editor // the deny reason or the typed answer
 	picker *picker
 	// searchSeq numbers the picker's full-text searches; only the answer
@@ -235,7 +246,7 @@ const dialogArmDelay = 400 * time.Millisecond
 // starts its arming delay (the frame tick redraws it once armed). An open
 // question without choices starts in its text input.
 func (m *Model) showDialog() tea.Cmd {
-	m.modal.sel, m.modal.typing = 0, false
+	m.modal.sel, m.modal.typing, m.modal.save = 0, false, false
 	r := m.dialog()
 	m.markAwaiting(r)
 	if r == nil {

@@ -135,6 +135,8 @@ func (m *Model) applyNotice(ev loop.Event) tea.Cmd {
 		m.chromeDirty = true
 	case *loop.Compression:
 		m.onCompression(e)
+	case *loop.HookCompleted:
+		m.onHookCompleted(e)
 	case *loop.TurnFinished:
 		return m.onTurnFinished(e)
 	}
@@ -246,7 +248,7 @@ func (m *Model) onToolsPlanned(e *loop.ToolsPlanned) {
 func (m *Model) onToolStarted(e *loop.ToolStarted) {
 	ref, ok := m.live.calls[e.ID]
 	if !ok {
-		ref = m.adHocCall(e.ID, e.Name, e.Arguments)
+		ref = m.callFor(e.ID, e.Name, e.Arguments, e.ParentID)
 	}
 	c := ref.call
 	c.state, c.started = toolRunning, e.TS.Time()
@@ -262,7 +264,7 @@ func (m *Model) onToolStarted(e *loop.ToolStarted) {
 func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 	ref, ok := m.live.calls[e.ID]
 	if !ok {
-		ref = m.adHocCall(e.ID, e.Name, "")
+		ref = m.callFor(e.ID, e.Name, "", e.ParentID)
 	}
 	c := ref.call
 	switch {

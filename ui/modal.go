@@ -16,9 +16,12 @@ type optionAct int
 const (
 	actAllowOnce optionAct = iota
 	actAllowSession
-	actDeny   // opens the reason input
-	actChoice // answers a clarify choice
-	actOther  // opens the answer input
+	actDeny     // opens the reason input
+	actChoice   // answers a clarify choice
+	actOther    // opens the answer input
+	actRemember // allows and remembers one of the request's Remember scopes
+	actTrust    // trusts the project (trust_dialog.go)
+	actNotNow   // leaves it untrusted
 )
 
 // dialogOption is one answer offered by the question on screen.
@@ -26,7 +29,10 @@ type dialogOption struct {
 	label string
 	key   string // letter shortcut, "" for none; every option also has its number
 	act   optionAct
-	text  string // the choice, for actChoice
+	text  string // the choice, for actChoice; the Remember scope, for actRemember
+	// rule is the allow rule an actRemember option adds ("" when it can
+	// only hold for the session).
+	rule string
 }
 
 // dialogOptions lists the answers a request offers, in order. A call the
@@ -34,6 +40,9 @@ type dialogOption struct {
 // commands, edits outside the working directory) would take that answer
 // as once, so that option is left out.
 func dialogOptions(r *dialogRequest) []dialogOption {
+	if r.kind == dialogTrust {
+		return trustOptions()
+	}
 	if r.kind == dialogClarify {
 		opts := make([]dialogOption, 0, len(r.choices)+1)
 		for _, c := range r.choices {
@@ -42,7 +51,11 @@ func dialogOptions(r *dialogRequest) []dialogOption {
 		return append(opts, dialogOption{label: "Other (type your answer)", act: actOther})
 	}
 	opts := []dialogOption{{label: "Yes, allow once", key: "y", act: actAllowOnce}}
-	if !r.approval.Destructive && !r.approval.NoSessionScope {
+	switch {
+	case r.approval.Destructive || r.approval.NoSessionScope:
+	case len(r.approval.Remember) > 0:
+		opts = append(opts, rememberOptions(r.approval)...)
+	default:
 		opts = append(opts, dialogOption{label: sessionLabel(r.approval), key: "a", act: actAllowSession})
 	}
 	return append(opts, dialogOption{label: "No, and tell the model why", key: "n", act: actDeny})
@@ -118,6 +131,11 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "pgup", "pgdown":
 		return m.handlePage(k == "pgup")
+	case "s":
+		if canSave(opts) {
+			m.toggleSave()
+			return nil
+		}
 	}
 	if i := optionIndex(opts, msg.Text); i >= 0 && m.dialogArmed() {
 		return m.choose(opts[i])
@@ -162,8 +180,16 @@ func (m *Model) choose(o dialogOption) tea.Cmd {
 		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeOnce}})
 	case actAllowSession:
 		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession}})
+	case actRemember:
+		save := m.modal.save && o.rule != ""
+		m.noteRemembered(o, save)
+		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession, Remember: o.text, Save: save}})
 	case actChoice:
 		return m.answer(dialogAnswer{text: o.text})
+	case actTrust:
+		return tea.Batch(m.answer(dialogAnswer{}), m.trustProject())
+	case actNotNow:
+		return m.dismiss()
 	}
 	m.openInput()
 	return nil

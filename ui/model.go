@@ -162,7 +162,7 @@ func newModel(parent context.Context, opts Options) *Model {
 // Init asks the terminal for its background colour (to pick dark or light)
 // and starts draining events and dialog requests.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitEvents(), waitDialogs(m.opts.Dialogs)}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitEvents(), waitDialogs(m.opts.Dialogs), m.askTrust()}
 	if m.pollMCP() {
 		cmds = append(cmds, m.ensureTicking())
 	}

@@ -101,6 +101,8 @@ func (m *Model) pagerSnapshot(p *pager) {
 			add(kindText, it.text())
 		case *noticeItem:
 			add(kindLabel, "• "+it.text)
+		case *hookItem:
+			it.run.pagerLines(add, it.tool)
 		case *toolBatch:
 			for _, s := range it.segments {
 				for _, c := range s.calls {
@@ -169,6 +171,7 @@ func (c *toolCall) pagerLines(add func(lineKind, string)) {
 			add(diffKind(l), l)
 		}
 	}
+	c.extraPagerLines(add)
 }
 
 // diffKind styles a diff line.

@@ -62,6 +62,9 @@ type toolCall struct {
 	user bool
 	// guard is the guardrail's note about this call, shown on its card.
 	guard string
+	// extra holds the hooks that ran for the call and, for execute_code,
+	// its inner calls and script (hook_card.go, execcode_card.go).
+	extra *callExtra
 }
 
 // toolSegment is one segment of a batch: its calls run together
@@ -186,6 +189,7 @@ func (c *toolCall) card(rc *renderCtx, indent string) []string {
 	}
 	gap := max(1, rc.width-ansi.StringWidth(indent)-ansi.StringWidth(left)-ansi.StringWidth(status))
 	lines := []string{indent + left + strings.Repeat(" ", gap) + sstyle.Render(status)}
+	lines = append(lines, c.extraLines(rc, indent+"  ")...)
 	if c.state == toolRunning || (c.state == toolCancelled && c.output == "") {
 		return append(lines, c.liveLines(rc, indent+"  ")...)
 	}
@@ -361,6 +365,9 @@ func previewKey(name string) []string {
 
 // argPreview is a one-line summary of a call's JSON arguments.
 func argPreview(name, args string) string {
+	if name == "execute_code" {
+		return scriptSummary(args)
+	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		return oneLine(args)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -68,7 +69,8 @@ type Expansion struct {
 
 // ExpandCommand expands "/NAME args" when NAME is one of the session's
 // custom commands or skills (a built-in is never shadowed: the loader
-// drops a command of that name). ok is false for any other text, which is
+// drops a command of that name). A body's !`cmd` runs first (see
+// bangRunner): it may wait for an approval. ok is false for any other text, which is
 // then sent as it is.
 func (s *Session) ExpandCommand(input string) (Expansion, bool) {
 	t := strings.TrimSpace(input)
@@ -84,7 +86,11 @@ func (s *Session) ExpandCommand(input string) (Expansion, bool) {
 	if !ok {
 		return Expansion{}, false
 	}
-	e := Expansion{Command: c, Text: strings.TrimSpace(c.Expand(args, ext.ExpandOptions{Root: ext.ProjectRoot(s.Cwd), Cwd: s.Cwd}))}
+	o := ext.ExpandOptions{Root: ext.ProjectRoot(s.Cwd), Cwd: s.Cwd}
+	ctx, cancel := context.WithTimeout(context.Background(), bangTotal)
+	text := c.ExpandWith(args, o, s.bangRunner(ctx, c))
+	cancel()
+	e := Expansion{Command: c, Text: strings.TrimSpace(text)}
 	if c.Model != "" && !strings.EqualFold(c.Model, "inherit") && c.Model != s.Backend.Model {
 		e.Note = fmt.Sprintf("/%s asks for model %s; this turn runs on the session's model %s (switch with /model)", c.Name, c.Model, s.Backend.Model)
 	}

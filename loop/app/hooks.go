@@ -55,6 +55,12 @@ type sessionHooks struct {
 
 	mu      sync.Mutex
 	pending []string // SessionStart context for the next prompt
+
+	// rules are the session's permission rules by source (trust_rules.go),
+	// and trusted whether the project's settings apply; both guarded by
+	// the session's trustMu.
+	rules   projectRules
+	trusted bool
 }
 
 // hookPlan is what openHooks found: the hooks that apply, those of an
@@ -445,11 +451,18 @@ func (s *Session) openHooks(cfg config.Config, f Flags, ts *toolset) {
 	plan := planHooks(cfg, userConfig, s.Cwd, f.Trust)
 	s.addNotice(plan.notice)
 	s.untrusted, s.projectRoot, s.userConfig = plan.untrusted, plan.root, userConfig
+	trusted := f.Trust || ext.Trusted(plan.root, cfg.TrustedProjects)
+	rules, notice := planRules(cfg, plan.root, userConfig, trusted)
+	s.addNotice(notice)
 	env := ts.env.Commands.Environ
 	if env == nil {
 		env = tools.FilterEnviron(os.Environ(), cfg.KeyEnvNames(), cfg.Terminal.EnvPassthrough)
 	}
 	s.hooks = newSessionHooks(plan.hooks, s.Cwd, env, s, ts)
+	s.hooks.rules, s.hooks.trusted = rules, trusted
+	if err := s.applyRules(); err != nil {
+		s.addNotice("rules: " + err.Error())
+	}
 }
 
 // startHooks connects the hooks to the agent's event stream and runs
@@ -491,7 +504,8 @@ func (s *Session) ProjectRoot() string { return s.projectRoot }
 
 // TrustProject is the user accepting the trust dialog: the project's
 // folder is recorded in the user's trusted_projects (TrustProject) and
-// its hooks apply from the next event of this session on. It returns the
+// its hooks and permission rules apply from the next event of this
+// session on. It returns the
 // folder recorded.
 func (s *Session) TrustProject() (string, error) {
 	s.trustMu.Lock()
@@ -504,5 +518,12 @@ func (s *Session) TrustProject() (string, error) {
 		s.hooks.add(s.untrusted)
 	}
 	s.untrusted = nil
+	if s.hooks != nil {
+		s.hooks.rules.applied = append(s.hooks.rules.applied, s.hooks.rules.untrusted...)
+		s.hooks.rules.untrusted, s.hooks.trusted = nil, true
+	}
+	if err := s.applyRules(); err != nil {
+		return root, err
+	}
 	return root, nil
 }

@@ -40,7 +40,7 @@ func (s *Set) loadAgents(dir string, src Source) {
 		}
 		a := &Agent{Source: src}
 		a.Source.Path = path
-		if err := a.parse(path, strings.TrimSuffix(name, ".md")); err != nil {
+		if err := a.parse(path, strings.TrimSuffix(name, ".md"), s.read); err != nil {
 			s.noteErr(path, err)
 			return true
 		}
@@ -52,8 +52,8 @@ func (s *Set) loadAgents(dir string, src Source) {
 // parse reads an agent file. Claude Code's other keys (permissionMode,
 // maxTurns, skills, mcpServers, hooks, memory, ...) are tolerated and
 // ignored.
-func (a *Agent) parse(path, stem string) error {
-	data, err := readFile(path)
+func (a *Agent) parse(path, stem string, read func(string) ([]byte, error)) error {
+	data, err := read(path)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (s *Set) loadCommands(dir string, src Source) {
 		}
 		c := &Command{Name: strings.Join(segs, ":"), Source: src}
 		c.Source.Path = path
-		if err := c.parse(path); err != nil {
+		if err := c.parse(path, s.read); err != nil {
 			s.noteErr(path, err)
 			return true
 		}
@@ -66,7 +66,7 @@ func (s *Set) loadCommands(dir string, src Source) {
 // visit returns false. A folder past the depth is skipped, with a notice
 // naming kind when kind is not "".
 func (s *Set) walkMarkdown(dir string, depth int, kind string, visit func(path, name string) bool) bool {
-	ents, more := readDir(dir)
+	ents, more := s.readDir(dir)
 	if more {
 		s.note(dir, 0, fmt.Sprintf("more than %d entries; only the first are read", maxDirEntries))
 	}
@@ -96,8 +96,8 @@ func (s *Set) walkMarkdown(dir string, depth int, kind string, visit func(path, 
 }
 
 // parse reads the command file into c.
-func (c *Command) parse(path string) error {
-	data, err := readFile(path)
+func (c *Command) parse(path string, read func(string) ([]byte, error)) error {
+	data, err := read(path)
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,9 @@ type Set struct {
 	Notices []Notice
 	// builtins are the built-in command names no custom one may shadow.
 	builtins map[string]bool
+	// dirs holds the folders listed during Load open, so that their files
+	// are opened relative to them (dircache.go); nil after Load.
+	dirs *dirCache
 }
 
 // CommandNames returns the command names, sorted.

@@ -3,7 +3,6 @@ package ext
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,6 +65,8 @@ func Load(o Options) *Set {
 	for _, b := range o.Builtins {
 		s.builtins[strings.TrimPrefix(b, "/")] = true
 	}
+	s.dirs = &dirCache{open: map[string]*os.File{}}
+	defer func() { s.dirs.close(); s.dirs = nil }()
 	seen := map[string]bool{}
 	for _, t := range Trees(o) {
 		for _, kind := range t.Kinds {
@@ -179,54 +180,8 @@ func (s *Set) noteErr(file string, err error) {
 	s.note(file, 0, err.Error()+"; skipped")
 }
 
-// readDir lists at most maxDirEntries entries of dir, sorted by name.
-func readDir(dir string) ([]fs.DirEntry, bool) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(maxDirEntries)
-	more := false
-	if err == nil && len(ents) == maxDirEntries {
-		if extra, _ := f.ReadDir(1); len(extra) > 0 {
-			more = true
-		}
-	}
-	sortEntries(ents)
-	return ents, more
-}
-
 func sortEntries(ents []fs.DirEntry) {
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-}
-
-// readFile reads a regular file (a symlink to one is followed) of at most
-// MaxFileBytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read: %v", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%d bytes is larger than the %d KiB an extension file may have", fi.Size(), MaxFileBytes>>10)
-	}
-	// One read of the size fstat gave (bytes appended meanwhile are not
-	// read): a syscall less per file at start-up.
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("cannot read: %v", err)
-	}
-	return data[:n], nil
 }
 
 // isDir reports whether the entry is a folder, following a symlink.

@@ -35,7 +35,7 @@ const (
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func (s *Set) loadSkills(dir string, src Source) {
-	ents, more := readDir(dir)
+	ents, more := s.readDir(dir)
 	if more {
 		s.note(dir, 0, fmt.Sprintf("more than %d entries; only the first are read", maxDirEntries))
 	}
@@ -50,7 +50,7 @@ func (s *Set) loadSkills(dir string, src Source) {
 		}
 		sk := &Skill{Name: e.Name(), Dir: filepath.Join(dir, e.Name()), Source: src}
 		sk.Source.Path = path
-		if err := sk.parse(path); errors.Is(err, fs.ErrNotExist) {
+		if err := sk.parse(path, s.read); errors.Is(err, fs.ErrNotExist) {
 			continue // a folder without SKILL.md is not a skill
 		} else if err != nil {
 			s.noteErr(path, err)
@@ -65,8 +65,8 @@ func (s *Set) loadSkills(dir string, src Source) {
 // name, and a description of 1–1024 characters. (Claude Code makes both
 // optional; talaria needs the description to list the skill and keeps the
 // spec's rule for the name so a skill works the same in every agent.)
-func (sk *Skill) parse(path string) error {
-	data, err := readFile(path)
+func (sk *Skill) parse(path string, read func(string) ([]byte, error)) error {
+	data, err := read(path)
 	if err != nil {
 		return err
 	}
