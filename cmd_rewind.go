@@ -301,11 +301,7 @@ func rewindCommands(w *app.Switcher, c *ui.Commands) {
 		if err != nil {
 			return ui.RewindResult{}, err
 		}
-		if s.Agent.Busy() {
-			return ui.RewindResult{}, fmt.Errorf("a turn is running: interrupt it first")
-		}
-		rep, err := app.Rewind(ctx, s.Home, s.Store, s.Record.ID, app.RewindRequest{
-			ToTurn: req.Turn, Code: req.Code, Conversation: req.Conversation, Force: req.Force})
+		rep, err := w.Rewind(ctx, app.RewindRequest{ToTurn: req.Turn, Code: req.Code, Conversation: req.Conversation, Force: req.Force})
 		if err != nil {
 			return ui.RewindResult{}, err
 		}
@@ -320,13 +316,9 @@ func rewindCommands(w *app.Switcher, c *ui.Commands) {
 			}
 		}
 		if req.Conversation {
-			// Reopen the session: the agent starts from the shortened
-			// history, the screen shows it.
-			reopened, err := w.Resume(s.Record.ID)
-			if err != nil {
-				return res, fmt.Errorf("the rewind is recorded, but reopening the session failed: %w", err)
-			}
-			ns := screenSession(reopened)
+			// The agent took the shortened history in place; the screen
+			// shows it.
+			ns := screenSession(s)
 			res.Session = &ns
 		}
 		return res, nil

@@ -16,9 +16,12 @@ import (
 var ErrBusy = errors.New("a turn is already running in this session; steer it, queue the message, or wait")
 
 // Store is the persistence the loop needs. Implementations must be safe to
-// call from the turn goroutine.
+// call from the turn goroutine. turn is the number of the turn the
+// messages belong to (a rewind takes a session back by turn numbers): the
+// loop passes it with every message it saves, so no store has to learn it
+// from the event stream.
 type Store interface {
-	AppendMessages(sessionID string, msgs ...providers.Message) error
+	AppendMessages(sessionID string, turn int, msgs ...providers.Message) error
 	AddUsage(sessionID string, apiCalls int, u providers.Usage) error
 }
 

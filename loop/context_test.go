@@ -133,6 +133,15 @@ func TestManualCompressNoopSaysWhy(t *testing.T) {
 	}
 }
 
+// numberedStore is the persist store as the loop's Store: messages are
+// saved with their turn number (the wiring's sessionStore does the same,
+// masked).
+type numberedStore struct{ *persist.Store }
+
+func (s numberedStore) AppendMessages(id string, turn int, msgs ...providers.Message) error {
+	return s.Store.AppendTurnMessages(id, turn, msgs...)
+}
+
 func TestCompactionSnapshotResumes(t *testing.T) {
 	st, err := persist.Open(filepath.Join(t.TempDir(), "state.db"), persist.Options{})
 	if err != nil {
@@ -146,7 +155,7 @@ func TestCompactionSnapshotResumes(t *testing.T) {
 	if err := st.AppendMessages(rec.ID, hist...); err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, func(o *Options) { o.History = hist; o.Store = st; o.SessionID = rec.ID })
+	f := newFixture(t, func(o *Options) { o.History = hist; o.Store = numberedStore{st}; o.SessionID = rec.ID })
 	f.srv.Push(pt.Text("summary of the first twenty exchanges"), pt.Text("fresh answer"))
 	if err := f.agent.Compress(t.Context(), ""); err != nil {
 		t.Fatal(err)

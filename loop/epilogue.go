@@ -139,7 +139,7 @@ func (t *turn) closeDangling() {
 // in one transaction: one commit (two fsyncs) at the end of a turn
 // instead of one per record.
 type turnEndSaver interface {
-	SaveTurnEnd(sessionID string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
+	SaveTurnEnd(sessionID string, turn int, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
 }
 
 // saveEnd persists the turn's unsaved messages and its usage.
@@ -154,7 +154,7 @@ func (t *turn) saveEnd() {
 	if len(pending) == 0 && t.apiCalls == 0 {
 		return
 	}
-	if err := ts.SaveTurnEnd(t.a.opts.SessionID, pending, t.apiCalls, t.usage, t.cost); err != nil {
+	if err := ts.SaveTurnEnd(t.a.opts.SessionID, t.n, pending, t.apiCalls, t.usage, t.cost); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages and usage: %v", err))
 		t.unsaved = t.unsaved || len(pending) > 0
 	}

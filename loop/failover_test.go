@@ -117,8 +117,8 @@ type costStore struct {
 	cost  float64
 }
 
-func (c *costStore) AppendMessages(string, ...providers.Message) error { return nil }
-func (c *costStore) AddUsage(string, int, providers.Usage) error       { return nil }
+func (c *costStore) AppendMessages(string, int, ...providers.Message) error { return nil }
+func (c *costStore) AddUsage(string, int, providers.Usage) error            { return nil }
 func (c *costStore) AddUsageCost(_ string, n int, _ providers.Usage, cost float64) error {
 	c.calls, c.cost = n, cost
 	return nil

@@ -21,7 +21,7 @@ type memStore struct {
 	appended chan struct{}
 }
 
-func (s *memStore) AppendMessages(_ string, msgs ...providers.Message) error {
+func (s *memStore) AppendMessages(_ string, _ int, msgs ...providers.Message) error {
 	s.mu.Lock()
 	s.msgs = append(s.msgs, msgs...)
 	s.mu.Unlock()

@@ -306,7 +306,7 @@ func (t *turn) flushBut(hold int) {
 	if st == nil || len(pending) == 0 {
 		return
 	}
-	if err := st.AppendMessages(t.a.opts.SessionID, pending...); err != nil {
+	if err := st.AppendMessages(t.a.opts.SessionID, t.n, pending...); err != nil {
 		t.addCleanup(fmt.Sprintf("saving messages: %v", err))
 		t.unsaved = true
 	}

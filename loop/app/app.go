@@ -106,16 +106,31 @@ type Session struct {
 	// builtins the command names they may not shadow.
 	ext      *ext.Set
 	builtins []string
+	// parts are what the agent was assembled from (nil in the tour);
+	// cleanup is what Open started, released by Close.
+	parts   *parts
+	cleanup cleanupStack
+	// created is set when Open created the session record (new or forked),
+	// which a failed Open removes again.
+	created bool
 }
 
-// Close ends the session's background processes and MCP servers.
+// Close runs the SessionEnd hooks, ends the session's recording, export,
+// background processes and MCP servers, and releases its lease: the
+// session's cleanup stack, newest first. A second Close does nothing.
 func (s *Session) Close() {
-	defer s.dropLease()
-	s.hooks.close("other")
+	s.cleanup.close()
+}
+
+// closeTools ends the session's tools (its toolset once built, else the
+// process manager made for it).
+func (s *Session) closeTools(procs *tools.ProcessManager) {
 	if s.tools != nil {
 		s.tools.close()
+		return
 	}
-	s.trace.close()
+	procs.Close()
+	_ = procs.Reaper().Close()
 }
 
 // Home resolves $TALARIA_HOME: the flag, else the env var, else ~/.talaria.
@@ -178,7 +193,14 @@ func Transports() *providers.Registry {
 // Open wires a session: config, backend, store, session record (new,
 // continued with -c, or resumed with -r), system prompt, tools and agent.
 // Events go to sink.
-func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
+//
+// The session is assembled once, from parts (assembly.go): each step
+// builds one part from those before it, and what it starts (the lease,
+// the session record it created, processes and MCP servers, hooks, the
+// recording, the exporter) goes onto the session's cleanup stack at once,
+// so a later step's failure releases all of it and Close releases the
+// same stack.
+func Open(ctx context.Context, f Flags, sink loop.Sink) (_ *Session, err error) {
 	if err := applyStoredKeys(Home(f.Home)); err != nil { // keys typed in the setup dialog (setup.go)
 		return nil, err
 	}
@@ -212,12 +234,19 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 		return nil, &UsageError{Err: err}
 	}
 	s := &Session{Config: cfg, Backend: backend, Home: home, Cwd: cwd, Store: store, Notice: notice}
+	defer func() {
+		if err != nil {
+			s.cleanup.fail()
+		}
+	}()
 	// One set of masking rules, before anything is written (talaria.log
 	// included): the event pipeline, the store, the recording, headless
 	// output.
 	s.masking = sessionMasking(cfg, backend, chain)
 	s.mask = s.masking.Masker()
 	s.loadExtensions(f) // before the record: the system prompt lists the skills
+	s.cleanup.pushUndo(s.deleteCreated)
+	s.cleanup.push(s.dropLease)
 	history, err := s.openRecord(f)
 	if err != nil {
 		return nil, err
@@ -225,66 +254,55 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (*Session, error) {
 	if err := s.takeLease(ctx, f.Wait); err != nil {
 		return nil, &UsageError{Err: err}
 	}
+	procs := newProcesses(home, f.Watchdog)
+	s.cleanup.push(func() { s.closeTools(procs) })
 	ts, err := buildTools(ctx, cfg, home, tools.Env{Cwd: cwd, SessionID: s.Record.ID, Sessions: storeSearcher{st: store},
-		Processes: newProcesses(home, f.Watchdog)}, withNotification(f.UI, func() *sessionHooks { return s.hooks }), s.loadTodos(), f.Headless, s.log)
+		Processes: procs}, withNotification(f.UI, func() *sessionHooks { return s.hooks }), s.loadTodos(), f.Headless, s.log)
 	if err != nil {
 		return nil, err
 	}
 	s.tools = ts
 	ts.offerAgents(s.ext)
 	s.openHooks(cfg, f, ts)
+	s.cleanup.push(s.hooks.stop)
+	prompt := *s.Record.SystemPrompt
 	if countTurns(history) == 0 { // a new session, or one that never ran a turn
-		ts.completePromptOnce(*s.Record.SystemPrompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
+		ts.completePromptOnce(prompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}
 	if len(ts.warnings) > 0 {
 		s.Notice = strings.TrimPrefix(s.Notice+"; "+strings.Join(ts.warnings, "; "), "; ")
 	}
-	opts := loop.Options{
-		SessionID:     s.Record.ID,
-		Chain:         chain,
-		NewTransport:  TransportFactory(Timeouts(cfg.Agent)),
-		Provider:      backend.Provider,
-		Model:         backend.Model,
-		SystemPrompt:  *s.Record.SystemPrompt,
-		History:       history,
-		Turns:         countTurns(history),
-		Tools:         ts.registry,
-		MaxIterations: cfg.Agent.MaxIterations,
-		MaxTokens:     backend.MaxTokens,
-		Retry: loop.RetryPolicy{
-			MaxRetries:    cfg.Agent.APIMaxRetries,
-			BaseDelay:     cfg.Agent.RetryBaseDelay,
-			MaxDelay:      cfg.Agent.RetryMaxDelay,
-			RetryAfterCap: cfg.Agent.RetryAfterCap,
-		},
-		Guardrails:           guardrails(cfg.ToolLoopGuardrails, f.Headless),
-		Compression:          cfg.Compression.Enabled,
-		CompressionThreshold: cfg.Compression.Threshold,
-		Approve:              ts.approver.Check,
-		Hooks:                s.hooks.loopHooks(),
-		BeforeTurn:           ts.beforeTurn,
-		TurnSystemPrompt:     ts.turnPrompt,
-		AfterTurn:            s.saveTodos(ts.env.Todos),
-		Log:                  s.log,
+	turns := countTurns(history)
+	if s.Record.Turns > 0 || len(history) == 0 {
+		turns = s.Record.Turns // a rewound session numbers on from its rewind
 	}
-	opts.MaxResponseBytes = cfg.Agent.MaxResponseBytes
-	opts.Script = script
-	// Events go into the session's one pipeline (pipeline.go), declared
-	// below once its subscribers exist. Messages are saved through the
-	// store, not events: sessionStore masks them with the same rules.
-	events := &eventPipeline{}
-	ss := &sessionStore{Store: store, m: s.mask, session: s.Record.ID}
-	opts.Sink, opts.Store = events.emit, ss
-	ts.delegateTo(opts, cfg.Delegation.MaxIterations)
-	s.wireCheckpoints(&opts, ss)
-	opts.ToolEnv = ts.env
-	tr, err := s.attachTrace(f, Timeouts(cfg.Agent), &opts)
+	timeline, err := s.attachTrace(f)
+	s.cleanup.push(s.trace.close)
 	if err != nil {
 		return nil, err
 	}
-	events.declare(s.masking, tr.timeline, tr.recorded, sink)
-	s.Agent = loop.New(opts)
+	p := &parts{id: s.Record.ID, cfg: cfg, headless: f.Headless, script: script, tools: ts, hooks: s.hooks,
+		cps: s.newCheckpointer(), todos: s.saveTodos(ts.env.Todos), log: s.log, events: &eventPipeline{},
+		backend: backend, chain: chain, wire: transports{to: Timeouts(cfg.Agent)}}
+	// Messages are saved through the store, not events: sessionStore masks
+	// them with the same rules as the pipeline.
+	p.store = &sessionStore{Store: store, m: s.mask}
+	rec, err := s.openRecorder(f, p, prompt, history, turns)
+	if err != nil {
+		return nil, err
+	}
+	var recorded loop.Sink
+	if rec != nil {
+		s.trace.recorder = rec // closed with the trace
+		p.wire.rec, p.store, recorded = rec, rec.WrapStore(p.store), rec.Wrap(nil)
+	}
+	// The pipeline: masking, then the timeline, the recorder, the caller.
+	p.events.declare(s.masking, timeline, recorded, sink)
+	s.parts = p
+	s.Agent = loop.New(p.options(prompt, history, turns))
+	p.prompt = s.Agent.SystemPrompt
 	s.startHooks(ctx)
+	s.cleanup.push(func() { s.hooks.close("other") })
 	s.Backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	s.Backend.ContextLength, s.Notice = s.Agent.RuntimeAtStart(ctx, s.Backend.ContextLength, s.Notice)
 	return s, nil

@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
-	"talaria/loop"
 	"talaria/persist"
 	"talaria/persist/checkpoint"
 )
@@ -16,49 +14,25 @@ import (
 const afterTimeout = time.Minute
 
 // checkpointer takes the session's working-tree checkpoints for the loop
-// and records them with the session. It also keeps the turn the agent is
-// in, so that every saved message carries its turn number.
+// and records them with the session: before every batch that may change
+// files (loop.Options.Checkpoint) and at the end of such a turn (part of
+// loop.Options.AfterTurn). Subagents take none.
 type checkpointer struct {
 	cps     *checkpoint.Store
 	db      *persist.Store
 	session string
 	root    string
-	// turn is the running turn (from turn.started).
-	turn atomic.Int64
 	// pending is the turn that took checkpoints and still needs its
 	// closing one (0: none).
 	pending atomic.Int64
 }
 
-// wireCheckpoints makes the agent checkpoint the working tree before
-// every batch that may change files and at the end of such a turn, and
-// number the messages it saves by turn (through ss, the session store of
-// opts). Subagents (wired before) share neither.
-func (s *Session) wireCheckpoints(opts *loop.Options, ss *sessionStore) {
-	c := &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
-	s.autoPrune(opts.Log)
-	inner := opts.Sink
-	opts.Sink = func(e loop.Event) {
-		if ts, ok := e.(*loop.TurnStarted); ok && ts.SessionID == c.session {
-			c.turn.Store(int64(ts.Turn))
-		}
-		if inner != nil {
-			inner(e)
-		}
-	}
-	ss.turn = func() int { return int(c.turn.Load()) }
-	if s.Record.Turns > 0 || len(opts.History) == 0 {
-		opts.Turns = s.Record.Turns
-	}
-	opts.Checkpoint = c.before
-	after := opts.AfterTurn
-	opts.AfterTurn = func(r loop.Result) error {
-		var err error
-		if after != nil {
-			err = after(r)
-		}
-		return errors.Join(err, c.after())
-	}
+// newCheckpointer is the session's checkpointer; the store is pruned to
+// the configured limits first (the session's lease is held, so its own
+// checkpoints count as live).
+func (s *Session) newCheckpointer() *checkpointer {
+	s.autoPrune(s.log)
+	return &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
 }
 
 // before is loop.Options.Checkpoint.

@@ -57,15 +57,13 @@ func commandPolicy(cfg config.Config, home, cwd string) (tools.CommandPolicy, er
 }
 
 // sessionStore is the store the session's agent writes through: it masks
-// key values in messages before they are stored and numbers them by turn
-// (for rewind). It embeds the store itself, so that the optional
-// interfaces the loop looks for (snapshots, usage with cost) stay visible.
+// key values in messages before they are stored, and stores each with the
+// turn number the loop gives it (for rewind). It embeds the store itself,
+// so that the optional interfaces the loop looks for (snapshots, usage
+// with cost) stay visible.
 type sessionStore struct {
 	*persist.Store
-	m       *providers.Masker
-	session string
-	// turn is the turn the session's messages belong to (nil: unnumbered).
-	turn func() int
+	m *providers.Masker
 }
 
 // masked returns msgs with key values masked, in a copy.
@@ -78,23 +76,15 @@ func (s *sessionStore) masked(msgs []providers.Message) []providers.Message {
 	return out
 }
 
-// turnOf is the turn number messages of session id are saved under.
-func (s *sessionStore) turnOf(id string) int {
-	if s.turn == nil || id != s.session {
-		return 0
-	}
-	return s.turn()
-}
-
 // AppendMessages implements loop.Store.
-func (s *sessionStore) AppendMessages(id string, msgs ...providers.Message) error {
-	return s.Store.AppendTurnMessages(id, s.turnOf(id), s.masked(msgs)...)
+func (s *sessionStore) AppendMessages(id string, turn int, msgs ...providers.Message) error {
+	return s.Store.AppendTurnMessages(id, turn, s.masked(msgs)...)
 }
 
 // SaveTurnEnd is the loop's one-commit turn end, masked and numbered like
 // AppendMessages.
-func (s *sessionStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
-	return s.Store.SaveTurnEndOf(id, s.turnOf(id), s.masked(msgs), apiCalls, u, costUSD)
+func (s *sessionStore) SaveTurnEnd(id string, turn int, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+	return s.Store.SaveTurnEndOf(id, turn, s.masked(msgs), apiCalls, u, costUSD)
 }
 
 // SaveSnapshot stores the compacted history masked like AppendMessages:

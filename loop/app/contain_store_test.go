@@ -22,14 +22,14 @@ func TestSessionStoreMasksEveryWrite(t *testing.T) {
 	if err := st.CreateSession(rec); err != nil {
 		t.Fatal(err)
 	}
-	ss := &sessionStore{Store: st, m: providers.NewMasker(key), session: rec.ID}
+	ss := &sessionStore{Store: st, m: providers.NewMasker(key)}
 	msg := func(text string) providers.Message {
 		return providers.Message{Role: providers.RoleUser, Content: text + " my key is " + key}
 	}
-	if err := ss.AppendMessages(rec.ID, msg("appended")); err != nil {
+	if err := ss.AppendMessages(rec.ID, 1, msg("appended")); err != nil {
 		t.Fatal(err)
 	}
-	if err := ss.SaveTurnEnd(rec.ID, []providers.Message{msg("turn end")}, 1, providers.Usage{}, 0); err != nil {
+	if err := ss.SaveTurnEnd(rec.ID, 1, []providers.Message{msg("turn end")}, 1, providers.Usage{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := ss.SaveSnapshot(rec.ID, []providers.Message{msg("snapshot")}); err != nil {

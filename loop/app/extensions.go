@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"talaria/loop"
 	"talaria/loop/ext"
-	"talaria/providers"
 )
 
 // maxExtNotices is how many extension notices a session's start-up notice
@@ -119,17 +117,10 @@ func (s *Session) ExpandPrompt(input string) (text, note string) {
 // turns of this process: neither the session record nor its stored system
 // prompt change.
 func (s *Session) runOnModel(model string) error {
-	if s.Agent == nil || s.tools == nil || s.tools.parent.Load() == nil {
+	if s.Agent == nil || s.parts == nil {
 		return fmt.Errorf("no agent to switch")
 	}
-	p := *s.tools.parent.Load()
-	chain := p.Chain
-	if chain != nil {
-		primary := chain.Primary()
-		primary.Model = model
-		chain = providers.NewFallbackChain(primary, chain.Backends()[1:])
-	}
-	return s.Agent.SetBackend(loop.BackendChange{Chain: chain, Transport: p.Transport, Provider: s.Backend.Provider, Model: model, MaxTokens: s.Backend.MaxTokens})
+	return s.parts.runOnModel(s.Agent, model)
 }
 
 // SkillsNote lists skills on disk now that this session's system prompt

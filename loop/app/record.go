@@ -76,7 +76,7 @@ func (s *Session) createRecordPrompt(prompt string) error {
 	if err := s.Store.CreateLeasedSession(rec, me); err != nil {
 		return &UsageError{Err: err}
 	}
-	s.Record, s.lease = rec, &me
+	s.Record, s.lease, s.created = rec, &me, true
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,34 @@ import (
 	"talaria/providers"
 	"talaria/tools"
 )
+
+// delegate is tools.Env.Delegate: it runs one task in a child agent made
+// from the session's parts (childOptions), with its own budget; the
+// child's final answer is the summary.
+func (p *parts) delegate(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
+	agent, err := p.tools.lookupAgent(task.Agent)
+	if err != nil {
+		return tools.DelegateResult{Goal: task.Goal, Err: err}
+	}
+	input := task.Goal
+	if task.Context != "" {
+		input += "\n\nContext from the parent agent:\n" + task.Context
+	}
+	res, err := loop.New(p.childOptions(ctx, agent)).Run(ctx, input)
+	if err == nil && !res.Completed && res.FinalResponse == "" {
+		err = fmt.Errorf("the subagent ended without an answer (%s)", res.ExitReason)
+	}
+	return tools.DelegateResult{Goal: task.Goal, Summary: res.FinalResponse, Err: err}
+}
+
+// subagentNote tells a child agent what it is for.
+const subagentNote = "You are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
+
+// subagentPrompt puts the subagent note before the closing Model:/Provider:
+// lines, so those stay last and a fallback can still rewrite them.
+func subagentPrompt(parent string) string {
+	return insertBeforeRuntimeLines(parent, subagentNote)
+}
 
 // offerAgents makes delegate_task offer the session's subagent
 // definitions by name (its description lists them) and keeps them for

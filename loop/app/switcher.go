@@ -23,20 +23,46 @@ var ErrNoSession = errors.New("no session is open")
 // closeWait bounds how long Close waits for a running turn's epilogue.
 const closeWait = 5 * time.Second
 
+// ErrChanging is a turn refused while the switcher changes the current
+// session (/new, /resume, /model, /rewind): send it again once the change
+// is done.
+var ErrChanging = errors.New("the session is changing (/new, /resume, /model or /rewind): send it again when that is done")
+
+// errTurnRunning refuses a change while the current session runs a turn.
+var errTurnRunning = errors.New("a turn is running: /stop it first")
+
 // Switcher is the one owner of the current session of an interactive
 // run: it opens the first one, replaces it on /new and /resume, moves it to
-// another model in place on /model, and forwards turns, steers and
-// interrupts to its agent. Every session it opens sends events to the same
-// sink, so the screen keeps one event channel. Safe from any goroutine.
+// another model in place on /model, rewinds its conversation in place, and
+// forwards turns, steers and interrupts to its agent. Every session it
+// opens sends events to the same sink, so the screen keeps one event
+// channel. Safe from any goroutine.
+//
+// The lock discipline: a change (Switch, SetModel, Rewind) takes changing
+// for its whole length and, in one step under gate, checks that no turn
+// runs and holds the session (hold); until it lets go (release), Start
+// refuses with ErrChanging and Steer with 0. Start, Steer, Interrupt and
+// CancelCall act on the agent under gate's read lock, so a turn either
+// began before the check (and the change is refused) or begins after the
+// change, on the session it left current: never on a session being
+// closed. mu only guards the fields, never a call into an agent (Steer
+// emits, and the sink may wait for a screen that asks for Current).
 type Switcher struct {
 	flags Flags
 	ctx   context.Context
 	sink  loop.Sink
 
 	// changing serialises the operations that replace or change the
-	// session (they open stores and transports, and may be slow), so mu
-	// is only held for the swap itself.
+	// session (they open stores and transports, and may be slow); mu is
+	// held only for checks and swaps.
 	changing sync.Mutex
+
+	// gate orders turns against changes: Start, Steer, Interrupt and
+	// CancelCall take its read lock, hold and release its write lock.
+	gate sync.RWMutex
+	// held is set while a change holds the current session: no turn may
+	// start on it (guarded by gate).
+	held bool
 
 	mu  sync.Mutex
 	cur *Session
@@ -62,18 +88,47 @@ func (w *Switcher) Current() *Session {
 	return w.cur
 }
 
-// agent returns the current session's agent, or nil.
-func (w *Switcher) agent() *loop.Agent {
-	if s := w.Current(); s != nil {
-		return s.Agent
+// hold claims the current session (nil before the first) for a change:
+// refused while it runs a turn; until release, no turn starts. The caller
+// holds w.changing.
+func (w *Switcher) hold() (*Session, error) {
+	w.gate.Lock()
+	defer w.gate.Unlock()
+	s := w.Current()
+	if s != nil && s.Agent.Busy() {
+		return nil, errTurnRunning
 	}
-	return nil
+	w.held = true
+	return s, nil
+}
+
+// release lets turns start again after a change.
+func (w *Switcher) release() {
+	w.gate.Lock()
+	w.held = false
+	w.gate.Unlock()
+}
+
+// withAgent runs f on the current session's agent (nil when there is none
+// or a change holds it) under gate's read lock.
+func (w *Switcher) withAgent(f func(a *loop.Agent)) {
+	w.gate.RLock()
+	defer w.gate.RUnlock()
+	if s := w.Current(); s != nil && !w.held {
+		f(s.Agent)
+		return
+	}
+	f(nil)
 }
 
 // OpenDemo makes the offline tour the current session.
 func (w *Switcher) OpenDemo() (*Session, error) {
 	w.changing.Lock()
 	defer w.changing.Unlock()
+	if _, err := w.hold(); err != nil {
+		return nil, err
+	}
+	defer w.release()
 	s, err := OpenDemo(w.flags, w.sink)
 	if err != nil {
 		return nil, err
@@ -114,13 +169,15 @@ func (w *Switcher) Resume(id string) (*Session, error) {
 
 // Switch opens a session with flags f and makes it current; the previous
 // one is closed (its background processes and MCP servers end). It
-// refuses while the current session runs a turn.
+// refuses while the current session runs a turn, and no turn starts
+// while it opens the next (Start returns ErrChanging).
 func (w *Switcher) Switch(f Flags) (*Session, error) {
 	w.changing.Lock()
 	defer w.changing.Unlock()
-	if a := w.agent(); a != nil && a.Busy() {
-		return nil, fmt.Errorf("a turn is running: /stop it first")
+	if _, err := w.hold(); err != nil {
+		return nil, err
 	}
+	defer w.release()
 	s, err := Open(w.ctx, f, w.sink)
 	if err != nil {
 		return nil, err
@@ -129,7 +186,9 @@ func (w *Switcher) Switch(f Flags) (*Session, error) {
 	return s, nil
 }
 
-// adopt makes s current and announces it; w.changing is held.
+// adopt makes s current, closes the one before and announces s; the
+// caller holds w.changing and the session (hold), so no turn runs on
+// either.
 func (w *Switcher) adopt(s *Session) {
 	w.mu.Lock()
 	old := w.cur
@@ -152,7 +211,11 @@ func (w *Switcher) adopt(s *Session) {
 func (w *Switcher) SetModel(ctx context.Context, spec string) (config.Backend, error) {
 	w.changing.Lock()
 	defer w.changing.Unlock()
-	s := w.Current()
+	s, err := w.hold()
+	if err != nil {
+		return config.Backend{}, err
+	}
+	defer w.release()
 	switch {
 	case s == nil:
 		return config.Backend{}, ErrNoSession
@@ -176,16 +239,11 @@ func (w *Switcher) SetModel(ctx context.Context, spec string) (config.Backend, e
 	if err != nil {
 		return config.Backend{}, err
 	}
-	change := loop.BackendChange{Chain: chain, NewTransport: TransportFactory(Timeouts(cfg.Agent)),
-		Provider: backend.Provider, Model: backend.Model, MaxTokens: backend.MaxTokens}
-	err = s.Agent.SetBackend(change)
+	err = s.parts.moveTo(s.Agent, backend, chain, Timeouts(cfg.Agent))
 	if errors.Is(err, loop.ErrBusy) {
-		return config.Backend{}, fmt.Errorf("a turn is running: /stop it first")
+		return config.Backend{}, errTurnRunning
 	} else if err != nil {
 		return config.Backend{}, err
-	}
-	if s.tools != nil {
-		s.tools.retarget(change, s.Agent.SystemPrompt())
 	}
 	backend.ContextLength = compress.ContextLength(backend.Provider, backend.Model, backend.ContextLength)
 	w.mu.Lock()
@@ -220,47 +278,53 @@ func (w *Switcher) Backend() config.Backend {
 	return w.cur.Backend
 }
 
-// Start starts a turn on the current session (see loop.Agent.Start).
+// Start starts a turn on the current session (see loop.Agent.Start); it
+// returns ErrChanging while the session is being changed.
 func (w *Switcher) Start(ctx context.Context, input string) error {
-	a := w.agent()
-	if a == nil {
-		return ErrNoSession
-	}
-	return a.Start(ctx, input)
+	return w.StartInput(ctx, loop.Input{Text: input})
 }
 
 // Steer steers the current session's running turn and returns the steer's
 // id (0 when there is no session).
 func (w *Switcher) Steer(text string) int {
-	if a := w.agent(); a != nil {
-		return a.Steer(text)
-	}
-	return 0
+	id := 0
+	w.withAgent(func(a *loop.Agent) {
+		if a != nil {
+			id = a.Steer(text)
+		}
+	})
+	return id
 }
 
 // Interrupt interrupts the current session's running turn.
 func (w *Switcher) Interrupt() {
-	if a := w.agent(); a != nil {
-		a.Interrupt()
-	}
+	w.withAgent(func(a *loop.Agent) {
+		if a != nil {
+			a.Interrupt()
+		}
+	})
 }
 
 // CancelCall stops one running tool call of the current session's turn;
 // it reports whether such a call was running.
 func (w *Switcher) CancelCall(id string) bool {
-	if a := w.agent(); a != nil {
-		return a.CancelCall(id)
-	}
-	return false
+	ok := false
+	w.withAgent(func(a *loop.Agent) {
+		ok = a != nil && a.CancelCall(id)
+	})
+	return ok
 }
 
-// Compress compresses the current session's context now.
+// Compress compresses the current session's context now. It is a change
+// of the session: /new, /resume, /model and /rewind wait for it.
 func (w *Switcher) Compress(ctx context.Context, focus string) error {
-	a := w.agent()
-	if a == nil {
+	w.changing.Lock()
+	defer w.changing.Unlock()
+	s := w.Current()
+	if s == nil {
 		return ErrNoSession
 	}
-	return a.Compress(ctx, focus)
+	return s.Agent.Compress(ctx, focus)
 }
 
 // Close interrupts a running turn, waits (bounded) for its epilogue to
@@ -268,10 +332,14 @@ func (w *Switcher) Compress(ctx context.Context, focus string) error {
 func (w *Switcher) Close() {
 	w.changing.Lock()
 	defer w.changing.Unlock()
+	// Under gate: a Start either began its turn (interrupted below) or
+	// finds no session.
+	w.gate.Lock()
 	w.mu.Lock()
 	s := w.cur
 	w.cur = nil
 	w.mu.Unlock()
+	w.gate.Unlock()
 	if s == nil {
 		return
 	}

@@ -9,9 +9,14 @@ import (
 // StartInput starts a turn with images on the current session (see
 // loop.Agent.StartInput).
 func (w *Switcher) StartInput(ctx context.Context, in loop.Input) error {
-	a := w.agent()
-	if a == nil {
+	w.gate.RLock()
+	defer w.gate.RUnlock()
+	if w.held {
+		return ErrChanging
+	}
+	s := w.Current()
+	if s == nil {
 		return ErrNoSession
 	}
-	return a.StartInput(ctx, in)
+	return s.Agent.StartInput(ctx, in)
 }

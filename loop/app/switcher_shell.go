@@ -13,6 +13,10 @@ import (
 // without an approval (the user typed the command). Live output goes to
 // tools.Output(ctx). It is refused (loop.ErrBusy) while a turn runs.
 func (w *Switcher) Shell(ctx context.Context, command string) (tools.Result, error) {
+	// A change of session waits for the command: it runs in the session's
+	// process manager, which closing the session would end.
+	w.changing.Lock()
+	defer w.changing.Unlock()
 	s := w.Current()
 	if s == nil || s.Agent == nil {
 		return tools.Result{}, ErrNoSession

@@ -88,7 +88,7 @@ func TestSetModelKeepsBackgroundProcesses(t *testing.T) {
 		t.Fatalf("/model replaced the session: same %v, running %d, history %d→%d",
 			w.Current() == s, procs.Running(), before, len(s.Agent.History()))
 	}
-	if p := s.tools.parent.Load(); p == nil || p.Model != "gpt-4.1-mini" || !strings.HasSuffix(p.SystemPrompt, "Model: gpt-4.1-mini\nProvider: openai") {
+	if p := s.parts.childOptions(context.Background(), nil); p.Model != "gpt-4.1-mini" || !strings.HasSuffix(p.SystemPrompt, "Model: gpt-4.1-mini\nProvider: openai") {
 		t.Error("subagents would still be made for the old model")
 	}
 	srv.Push(pt.Text("still here"))

@@ -7,12 +7,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
-	"talaria/loop"
 	"talaria/loop/config"
 	"talaria/loop/ext"
-	"talaria/providers"
 	"talaria/tools"
 	"talaria/tools/lsp"
 	"talaria/tools/mcp"
@@ -37,9 +34,6 @@ type toolset struct {
 	mcp      *mcp.Manager
 	lsp      *lsp.Manager // the language servers checking edits
 	warnings []string
-	// parent is the options child agents are made from; /model replaces
-	// it (see retarget), so subagents follow the session's backend.
-	parent atomic.Pointer[loop.Options]
 	// headless: a turn waits for MCP servers still starting; in the TUI
 	// it goes on without them (the footer shows them starting).
 	headless bool
@@ -59,8 +53,8 @@ type toolset struct {
 
 // buildTools wires the built-in tools, MCP servers and approvals. The
 // delegate_task tool is registered now (AvailableBuiltins offers it only
-// when Env.Delegate is set) and gets its child-agent factory later, from
-// delegateTo, once the agent's options exist; until then it says so. MCP
+// when Env.Delegate is set); the session's tool environment runs it
+// (parts.delegate), this one's says it is unavailable. MCP
 // servers start in the background; headless, buildTools waits for them
 // (each within its startup_timeout) so that their errors are in warnings.
 func buildTools(ctx context.Context, cfg config.Config, home string, env tools.Env, ui Interactive, todos []tools.TodoItem, headless bool, log func(string)) (*toolset, error) {
@@ -287,72 +281,6 @@ func (ts *toolset) close() {
 	}
 	_ = ts.lsp.Close()
 	_ = ts.env.Processes.Reaper().Close()
-}
-
-// delegateTo makes delegate_task run each task in a child agent with its
-// own budget (delegation.max_iterations) and the parent's backends, tools
-// (minus delegate_task: one level deep) and approvals. The child's events
-// become progress lines of the call's live output; its final answer is the
-// summary.
-func (ts *toolset) delegateTo(parent loop.Options, maxIterations int) {
-	var n atomic.Int64
-	ts.parent.Store(&parent)
-	ts.env.Delegate = func(ctx context.Context, task tools.DelegateTask) tools.DelegateResult {
-		parent := *ts.parent.Load()
-		opts := parent
-		opts.SessionID = fmt.Sprintf("%s-sub%d", parent.SessionID, n.Add(1))
-		opts.History, opts.Turns, opts.Store = nil, 0, nil
-		opts.Sink, opts.Tools, opts.MaxIterations, opts.ToolEnv = loop.ChildProgress(tools.Output(ctx)), ts.childTools(nil), maxIterations, ts.env
-		if parent.Chain != nil {
-			opts.Chain = providers.NewFallbackChain(parent.Chain.Primary(), parent.Chain.Backends()[1:])
-		}
-		opts.SystemPrompt = subagentPrompt(parent.SystemPrompt)
-		if p := ts.turnPrompt(); p != "" {
-			opts.SystemPrompt = subagentPrompt(p)
-		}
-		opts.TurnSystemPrompt = nil
-		agent, err := ts.lookupAgent(task.Agent)
-		if err != nil {
-			return tools.DelegateResult{Goal: task.Goal, Err: err}
-		}
-		if agent != nil {
-			ts.asAgent(&opts, agent)
-		}
-		opts.Hooks = parent.Hooks.ForChild()
-		input := task.Goal
-		if task.Context != "" {
-			input += "\n\nContext from the parent agent:\n" + task.Context
-		}
-		res, err := loop.New(opts).Run(ctx, input)
-		if err == nil && !res.Completed && res.FinalResponse == "" {
-			err = fmt.Errorf("the subagent ended without an answer (%s)", res.ExitReason)
-		}
-		return tools.DelegateResult{Goal: task.Goal, Summary: res.FinalResponse, Err: err}
-	}
-}
-
-// retarget makes later subagents use the backend /model switched to.
-func (ts *toolset) retarget(b loop.BackendChange, systemPrompt string) {
-	p := ts.parent.Load()
-	if p == nil {
-		return
-	}
-	next := *p
-	next.Chain, next.Transport = b.Chain, b.Transport
-	if b.NewTransport != nil {
-		next.NewTransport = b.NewTransport
-	}
-	next.Provider, next.Model, next.MaxTokens, next.SystemPrompt = b.Provider, b.Model, b.MaxTokens, systemPrompt
-	ts.parent.Store(&next)
-}
-
-// subagentNote tells a child agent what it is for.
-const subagentNote = "You are a subagent working on one delegated task. Work only on it and finish with a concise summary of what you did and found: the summary is all the parent agent sees."
-
-// subagentPrompt puts the subagent note before the closing Model:/Provider:
-// lines, so those stay last and a fallback can still rewrite them.
-func subagentPrompt(parent string) string {
-	return insertBeforeRuntimeLines(parent, subagentNote)
 }
 
 // insertBeforeRuntimeLines puts section, after a blank line, before the

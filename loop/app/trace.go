@@ -1,10 +1,8 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -58,51 +56,26 @@ func (st *traceState) memTimeline(turn int) (*trace.Log, error) {
 	return nil, fmt.Errorf("no timeline for turn %d", turn)
 }
 
-// traceSubscribers are the event pipeline's subscribers attachTrace makes:
-// the timeline (span log and OTLP export) and the recorder (nil without
-// --record).
-type traceSubscribers struct {
-	timeline, recorded loop.Sink
-}
-
-// attachTrace builds the timeline, the exporter and the recorder: their
-// event subscribers go into the pipeline (they see masked events); the
-// recorder also wraps the session's store (tool results) and transports
-// (raw provider traffic), which it masks where it writes them.
-func (s *Session) attachTrace(f Flags, to providers.Timeouts, opts *loop.Options) (traceSubscribers, error) {
-	var subs traceSubscribers
+// attachTrace builds the timeline and the exporter (s.trace): the
+// timeline's event subscriber goes into the pipeline (it sees masked
+// events). The recorder (--record) is a part of its own (openRecorder).
+func (s *Session) attachTrace(f Flags) (loop.Sink, error) {
 	st := &traceState{}
 	tl := trace.NewTimeline(s.Record.ID, s.saveSpans)
 	endpoint, err := s.Config.Telemetry.Endpoint(os.Getenv)
 	if err != nil {
-		return subs, &UsageError{Err: err}
+		return nil, &UsageError{Err: err}
 	}
 	if endpoint != "" {
 		exp, err := otlp.NewExporter(otlp.ExporterOptions{Endpoint: endpoint, LogContent: s.Config.Telemetry.LogContent, Version: f.Version})
 		if err != nil {
-			return subs, &UsageError{Err: err}
+			return nil, &UsageError{Err: err}
 		}
 		st.exporter = exp
 		tl.Listen(exp.Export)
 	}
-	subs.timeline = tl.Wrap(nil)
-	if f.Record != "" {
-		rec, err := trace.NewRecorder(f.Record, s.recordHeader(f, opts), secretValues(opts.Chain), s.masking)
-		if err != nil {
-			return subs, &UsageError{Err: err}
-		}
-		st.recorder = rec
-		subs.recorded = rec.Wrap(nil)
-		opts.Store = rec.WrapStore(opts.Store)
-		opts.NewTransport = func(b providers.Backend, key string) (loop.Transport, error) {
-			rec.AddSecret(key)
-			return newTransportWrapped(b, key, to, func(rt http.RoundTripper) http.RoundTripper {
-				return rec.Transport(rt, b.APIMode, b.Model)
-			})
-		}
-	}
 	s.trace = st
-	return subs, nil
+	return tl.Wrap(nil), nil
 }
 
 // close flushes the exporter (at most otlp.FlushTimeout) and closes the
@@ -170,29 +143,6 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func (s *Session) recordHeader(f Flags, opts *loop.Options) trace.Header {
-	h := trace.Header{Talaria: f.Version, SessionID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model,
-		APIMode: s.Backend.APIMode, BaseURL: s.Backend.BaseURL, Approvals: s.Config.Approvals,
-		MaxIterations: opts.MaxIterations, MaxTokens: opts.MaxTokens, Retry: trace.RetryOf(opts.Retry),
-		Guardrails: opts.Guardrails, Compression: opts.Compression, CompressionThreshold: opts.CompressionThreshold,
-		SystemPrompt: opts.SystemPrompt, History: opts.History, Turns: opts.Turns}
-	if f.Overrides.Yolo {
-		h.Approvals = "yolo"
-	}
-	if opts.Chain != nil {
-		for _, b := range opts.Chain.Backends() {
-			h.Chain = append(h.Chain, trace.ChainEntry{Provider: b.Provider, Model: b.Model, APIMode: b.APIMode, BaseURL: b.BaseURL,
-				MaxTokens: b.MaxTokens, ContextLength: b.ContextLength, ReasoningEffort: b.ReasoningEffort, Keys: len(b.APIKeys)})
-		}
-	}
-	if opts.Tools != nil {
-		for _, t := range opts.Tools.All() {
-			h.Tools = append(h.Tools, trace.ToolDef{Name: t.Name(), Description: t.Description(), Schema: json.RawMessage(t.Schema())})
-		}
-	}
-	return h
 }
 
 // secretValues are the values a recording must never hold: every API key

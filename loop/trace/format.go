@@ -101,6 +101,11 @@ type Line struct {
 	Chunks    []Chunk `json:"chunks,omitempty"`
 	Error     string  `json:"error,omitempty"`
 	Truncated bool    `json:"truncated,omitempty"`
+	// Agent names the subagent (a delegate_task child, by its session
+	// id) whose request or response this is; empty for the session's own
+	// agent. A replay serves a child's work from the delegate_task call's
+	// recorded result, so it leaves these lines out.
+	Agent string `json:"agent,omitempty"`
 	// tool
 	ID        string `json:"id,omitempty"`
 	Name      string `json:"name,omitempty"`

@@ -201,7 +201,7 @@ func (r *Recorder) WrapStore(next loop.Store) loop.Store {
 
 // fullStore is a loop.Store with the optional methods the loop uses.
 type fullStore interface {
-	SaveTurnEnd(sessionID string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
+	SaveTurnEnd(sessionID string, turn int, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error
 	AddUsageCost(sessionID string, apiCalls int, u providers.Usage, costUSD float64) error
 	SaveSnapshot(sessionID string, msgs []providers.Message) error
 }
@@ -213,11 +213,11 @@ type recFullStore struct {
 }
 
 // SaveTurnEnd records the turn's last messages and passes them on.
-func (s *recFullStore) SaveTurnEnd(id string, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
+func (s *recFullStore) SaveTurnEnd(id string, turn int, msgs []providers.Message, apiCalls int, u providers.Usage, costUSD float64) error {
 	for _, m := range msgs {
 		s.r.message(m)
 	}
-	return s.full.SaveTurnEnd(id, msgs, apiCalls, u, costUSD)
+	return s.full.SaveTurnEnd(id, turn, msgs, apiCalls, u, costUSD)
 }
 
 // AddUsageCost passes usage and cost on.
@@ -236,14 +236,14 @@ type recStore struct {
 	next loop.Store
 }
 
-func (s *recStore) AppendMessages(id string, msgs ...providers.Message) error {
+func (s *recStore) AppendMessages(id string, turn int, msgs ...providers.Message) error {
 	for _, m := range msgs {
 		s.r.message(m)
 	}
 	if s.next == nil {
 		return nil
 	}
-	return s.next.AppendMessages(id, msgs...)
+	return s.next.AppendMessages(id, turn, msgs...)
 }
 
 func (s *recStore) AddUsage(id string, apiCalls int, u providers.Usage) error {
@@ -285,10 +285,19 @@ func (r *Recorder) Transport(base http.RoundTripper, wire, model string) http.Ro
 	return &recTransport{r: r, base: base, wire: wire, model: model}
 }
 
+// SubagentTransport is Transport for the calls of the subagent agent (a
+// delegate_task child's session id): its lines name the agent.
+func (r *Recorder) SubagentTransport(base http.RoundTripper, wire, model, agent string) http.RoundTripper {
+	t := r.Transport(base, wire, model).(*recTransport)
+	t.agent = agent
+	return t
+}
+
 type recTransport struct {
 	r           *Recorder
 	base        http.RoundTripper
 	wire, model string
+	agent       string // the subagent whose calls these are ("": the session's own)
 }
 
 func (t *recTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -297,7 +306,7 @@ func (t *recTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	seq, turn := t.r.seq, t.r.turn
 	t.r.mu.Unlock()
 	line := Line{Type: "request", Turn: turn, Seq: seq, Method: req.Method, URL: req.URL.String(), Wire: t.wire, Model: t.model,
-		Headers: recordHeaders(req.Header, true)}
+		Headers: recordHeaders(req.Header, true), Agent: t.agent}
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := io.ReadAll(io.LimitReader(req.Body, maxRecordedBody+1))
 		req.Body.Close()
@@ -314,7 +323,7 @@ func (t *recTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.r.write(line)
 	start := time.Now()
 	resp, err := t.base.RoundTrip(req)
-	out := Line{Type: "response", Turn: turn, Seq: seq}
+	out := Line{Type: "response", Turn: turn, Seq: seq, Agent: t.agent}
 	if err != nil {
 		out.Error = err.Error()
 		out.TMS = ms(time.Since(start))

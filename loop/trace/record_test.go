@@ -106,7 +106,7 @@ func (f *fullFake) count(msgs []providers.Message) {
 	}
 }
 
-func (f *fullFake) AppendMessages(_ string, msgs ...providers.Message) error {
+func (f *fullFake) AppendMessages(_ string, _ int, msgs ...providers.Message) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.count(msgs)
@@ -124,7 +124,7 @@ func (f *fullFake) AddUsageCost(_ string, n int, _ providers.Usage, _ float64) e
 	return nil
 }
 
-func (f *fullFake) SaveTurnEnd(_ string, msgs []providers.Message, n int, _ providers.Usage, _ float64) error {
+func (f *fullFake) SaveTurnEnd(_ string, _ int, msgs []providers.Message, n int, _ providers.Usage, _ float64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.turnEnds++

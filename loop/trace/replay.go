@@ -164,7 +164,9 @@ func Replay(ctx context.Context, rec *Recording, o ReplayOptions) (*ReplayResult
 	for _, l := range rec.Lines {
 		switch l.Type {
 		case "request":
-			r.reqs = append(r.reqs, l)
+			if l.Agent == "" { // a subagent's work is in its delegate_task result
+				r.reqs = append(r.reqs, l)
+			}
 		case "response":
 			r.resps[l.Seq] = l
 		case "tool":
