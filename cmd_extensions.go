@@ -31,8 +31,8 @@ type extensionsReport struct {
 // ruleSummary is one permission rule as `talaria extensions` lists it.
 type ruleSummary struct {
 	ext.ProjectRule
-	// Applied is false for a project's allow or ask rule while the project
-	// is untrusted (its deny rules always apply).
+	// Applied is false for a project's rule while the project
+	// is untrusted.
 	Applied bool `json:"applied"`
 }
 
@@ -98,7 +98,7 @@ func extensionsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 	projRules, notes := ext.ProjectPermissions(rep.ProjectRoot, opts.ClaudeDirs)
 	rep.Notices = append(rep.Notices, notes...)
 	for _, r := range projRules {
-		rep.Rules = append(rep.Rules, ruleSummary{ProjectRule: r, Applied: rep.Trusted || r.List == ext.ListDeny})
+		rep.Rules = append(rep.Rules, ruleSummary{ProjectRule: r, Applied: rep.Trusted})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -111,7 +111,7 @@ func extensionsCmd(o *options, args []string, stdout, stderr io.Writer) int {
 }
 
 func writeExtensions(w io.Writer, rep extensionsReport) {
-	trust := "untrusted: its hooks and allow/ask rules are listed, not applied; its deny rules apply"
+	trust := "untrusted: its hooks and rules are listed, not applied"
 	if rep.Trusted {
 		trust = "trusted"
 	}

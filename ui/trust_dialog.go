@@ -17,8 +17,7 @@ type TrustRequest struct {
 	Root string
 	// Hooks are the hook commands it would run.
 	Hooks []TrustHook
-	// Rules are the allow and ask rules it would add (its deny rules
-	// apply untrusted).
+	// Rules are the permission rules it would add.
 	Rules []TrustRule
 }
 
@@ -101,7 +100,7 @@ func (m *Model) trustParts(r *dialogRequest) []boxPart {
 	title := st.Strong.Render("Trust this project? ") + st.Muted.Render(sanitize(t.Root)) + m.waitingNote()
 	parts := []boxPart{
 		{lines: []string{ansi.Truncate(title, w, "…")}},
-		{lines: styled(st.Text, capLines(wrapText("Its own settings would add what follows. Untrusted, they are ignored (its deny rules still apply).", w), 2, w)), rank: 3, keep: 1},
+		{lines: styled(st.Text, capLines(wrapText("Its own settings would add what follows. Untrusted, they are ignored.", w), 2, w)), rank: 3, keep: 1},
 	}
 	gutter := st.ToolRule.Render("│ ")
 	var items []string

@@ -10,9 +10,9 @@ import (
 )
 
 // projectRules are a project's permission rules as the session applies
-// them: its deny rules always (they can only refuse, so they need no
-// trust: a project that forbids `rm -rf` gets that before anyone trusts
-// it), its ask and allow rules only once the folder is trusted.
+// them: only once the folder is trusted (CONTRACT.md: an untrusted
+// project's rules are listed and ignored — deny rules too, so that what a
+// project does is the same whatever it declares until the user says so).
 type projectRules struct {
 	user      config.Permissions // the user's config and flags
 	applied   []ext.ProjectRule  // the project's rules in force
@@ -34,14 +34,14 @@ func planRules(cfg config.Config, root, userConfig string, trusted bool) (projec
 		case userConfig != "" && sameFile(r.Source.Path, userConfig):
 			// The user's own config seen as a project file: its rules
 			// are the user's, already in force.
-		case trusted || r.List == ext.ListDeny:
+		case trusted:
 			p.applied = append(p.applied, r)
 		default:
 			p.untrusted = append(p.untrusted, r)
 		}
 	}
 	if len(p.untrusted) > 0 {
-		notes = append(notes, fmt.Sprintf("%d allow/ask rule(s) of the untrusted project %s ignored (its deny rules apply); trust it with --trust or trusted_projects in the user's config.yaml",
+		notes = append(notes, fmt.Sprintf("%d rule(s) of the untrusted project %s ignored; trust it with --trust or trusted_projects in the user's config.yaml",
 			len(p.untrusted), root))
 	}
 	return p, strings.Join(notes, "; ")
@@ -67,7 +67,7 @@ func (s *Session) applyRules() error {
 	return nil
 }
 
-// UntrustedRules lists the project's allow and ask rules ignored because
+// UntrustedRules lists the project's rules ignored because
 // the folder is not trusted (empty once trusted): what the trust dialog
 // names with the hooks.
 func (s *Session) UntrustedRules() []ext.ProjectRule {

@@ -38,8 +38,9 @@ func projectWithRules(t *testing.T) string {
 
 // TestProjectRulesNeedTrust: a project's allow rules (.talaria/config.yaml,
 // .claude/settings.json, .claude/settings.local.json) do nothing while the
-// folder is untrusted, apply with --trust or trusted_projects; its deny
-// rule applies in both cases, under --yolo too.
+// folder is untrusted, apply with --trust or trusted_projects; so does its
+// deny rule (CONTRACT.md: an untrusted project's rules are ignored), which
+// once trusted holds under --yolo too.
 func TestProjectRulesNeedTrust(t *testing.T) {
 	cwd := projectWithRules(t)
 	cmds := []string{"touch allowed-one", "touch shared-one", "touch local-one", "echo hi"}
@@ -50,7 +51,7 @@ func TestProjectRulesNeedTrust(t *testing.T) {
 	}
 
 	// Untrusted: the allow rules are ignored (headless ask mode refuses),
-	// the deny rule applies.
+	// and so is the deny rule (echo is known safe: it runs).
 	home := t.TempDir()
 	res := runRules(t, home, cwd, cmds)
 	for i, r := range res[:3] {
@@ -58,8 +59,8 @@ func TestProjectRulesNeedTrust(t *testing.T) {
 			t.Errorf("untrusted project's allow rule applied to %q: %q", cmds[i], r)
 		}
 	}
-	if !strings.Contains(res[3], "Bash(echo:*)") || !strings.Contains(res[3], "permissions.deny") {
-		t.Errorf("untrusted project's deny rule did not apply: %q", res[3])
+	if strings.Contains(res[3], "permissions.deny") || strings.Contains(res[3], "was not run") {
+		t.Errorf("untrusted project's deny rule applied: %q", res[3])
 	}
 	for _, f := range []string{"allowed-one", "shared-one", "local-one"} {
 		if _, err := os.Stat(filepath.Join(cwd, f)); err == nil {
@@ -93,10 +94,15 @@ func TestProjectRulesNeedTrust(t *testing.T) {
 	}
 	gone()
 
-	// Under --yolo an untrusted project's deny still applies.
-	res = runRules(t, t.TempDir(), cwd, []string{"echo hi"}, "--yolo")
+	// Trusted, the project's deny holds under --yolo; untrusted, it is
+	// ignored there too.
+	res = runRules(t, t.TempDir(), cwd, []string{"echo hi"}, "--yolo", "--trust")
 	if !strings.Contains(res[0], "permissions.deny") {
 		t.Errorf("deny rule did not apply under --yolo: %q", res[0])
+	}
+	res = runRules(t, t.TempDir(), cwd, []string{"echo hi"}, "--yolo")
+	if strings.Contains(res[0], "permissions.deny") {
+		t.Errorf("an untrusted project's deny rule applied under --yolo: %q", res[0])
 	}
 }
 
