@@ -277,6 +277,7 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 	}
 	c.dur = msDuration(e.DurationMS)
 	c.output, c.diff = e.Output, e.Diff
+	m.clearStopHint(c)
 	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true
