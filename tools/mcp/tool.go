@@ -90,8 +90,9 @@ func (t *Tool) Description() string { return t.desc }
 func (t *Tool) Schema() json.RawMessage { return t.schema }
 
 // ReadOnly reports whether the server marks the tool read-only
-// (readOnlyHint); such calls need no approval in the auto-edit and yolo
-// approval modes, but are asked for in the ask mode (see tools.Approver).
+// (readOnlyHint); such calls need no approval in the auto-edit, read-only
+// and yolo approval modes, but are asked for in the ask mode (see
+// tools.Approver).
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
 // ParallelSafe reports whether the tool may run alongside others in a
