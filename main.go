@@ -415,7 +415,7 @@ func tui(o *options, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
-		opts.History, opts.Notice = first.Agent.History(), first.Notice
+		opts.History, opts.Notice, opts.Usage = first.Agent.History(), first.Notice, first.StoredUsage()
 		opts.ContextLength = first.Backend.ContextLength
 		opts.InputHistory = first.InputHistory()
 		if o.demo {
@@ -448,7 +448,7 @@ func tui(o *options, stderr io.Writer) int {
 
 // screenSession is what the screen shows of a session it switched to.
 func screenSession(s *app.Session) ui.Session {
-	return ui.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History()}
+	return ui.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History(), Usage: s.StoredUsage()}
 }
 
 // tuiCommands answers the screen's slash commands through the switcher,
@@ -478,7 +478,7 @@ func tuiCommands(w *app.Switcher) ui.Commands {
 			list, err := st.ListSessions()
 			out := make([]ui.SessionInfo, len(list))
 			for i, s := range list {
-				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.MessageCount}
+				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.LiveMessages()}
 			}
 			return out, err
 		},

@@ -264,7 +264,10 @@ func neverSent(err error) bool {
 
 // onDelta forwards streamed fragments as events.
 func (t *turn) onDelta(d providers.Delta) {
-	t.size.add(d)
+	d, show := t.size.admit(d)
+	if !show {
+		return
+	}
 	switch d.Kind {
 	case providers.DeltaText:
 		t.streamed.WriteString(d.Text)

@@ -276,7 +276,7 @@ func normalize(m providers.Message) providers.Message {
 	for i, c := range m.ToolCalls {
 		var v any
 		if err := json.Unmarshal([]byte(c.Arguments), &v); err == nil {
-			if b, err := json.Marshal(v); err == nil {
+			if b, err := providers.MarshalKeepingBytes(v); err == nil {
 				c.Arguments = string(b)
 			}
 		}

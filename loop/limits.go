@@ -91,6 +91,34 @@ func (g *sizeGuard) add(d providers.Delta) {
 	}
 }
 
+// admit counts delta d, like add, and returns the part of it that may be
+// shown (streamed to the screen and the JSON Lines events): all of it
+// under the limit, for the delta that passes it the part up to the limit
+// (cut on a character boundary), nothing once the attempt is cut — a
+// transport may still hand over what it had buffered before the cancel
+// reached it. ok is false when nothing of d is to be shown.
+func (g *sizeGuard) admit(d providers.Delta) (shown providers.Delta, ok bool) {
+	if g == nil {
+		return d, true
+	}
+	wasOver, before := g.over, g.n
+	g.add(d)
+	switch {
+	case wasOver:
+		return d, false
+	case !g.over:
+		return d, true
+	case g.tooMany || g.limit <= 0:
+		return d, false
+	}
+	room := g.limit - before
+	if room <= 0 {
+		return d, false
+	}
+	d.Text = cutBytes(d.Text, room)
+	return d, d.Text != ""
+}
+
 // check reports the attempt's result as too large: cut while streaming,
 // or, for tool arguments (which transports assemble without streaming
 // them) and calls a wire never announced, counted on the complete

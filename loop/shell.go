@@ -2,9 +2,9 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
+	"talaria/providers"
 	"talaria/tools"
 )
 
@@ -29,7 +29,7 @@ func (a *Agent) Shell(ctx context.Context, command string) (tools.Result, error)
 	if !ok {
 		return tools.Result{}, ErrNoTerminal
 	}
-	args, err := json.Marshal(map[string]string{"command": command})
+	args, err := providers.MarshalKeepingBytes(map[string]string{"command": command})
 	if err != nil {
 		return tools.Result{}, err
 	}

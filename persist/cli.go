@@ -37,7 +37,7 @@ func WriteSessionsTable(w io.Writer, sessions []Session) error {
 			busy = "pid " + strconv.Itoa(sess.Busy.PID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(sess.ID, 0), title, cwd,
-			sess.UpdatedAt.Local().Format("2006-01-02 15:04"), strconv.Itoa(sess.MessageCount), busy)
+			sess.UpdatedAt.Local().Format("2006-01-02 15:04"), strconv.Itoa(sess.LiveMessages()), busy)
 	}
 	return tw.Flush()
 }

@@ -142,6 +142,7 @@ func (s *Store) RecordRewind(id string, r Rewind) (Rewind, error) {
 	}
 	r.At = r.At.UTC().Round(0)
 	var dropSnap bool
+	rewound := 0
 	if r.Conversation {
 		entries, err := s.Entries(id)
 		if err != nil {
@@ -162,6 +163,7 @@ func (s *Store) RecordRewind(id string, r Rewind) (Rewind, error) {
 				break
 			}
 		}
+		rewound = rewoundAfter(entries, prev, r.ToTurn)
 	}
 	err := s.update(func(tx *bolt.Tx) error {
 		sess, err := s.getSession(tx, id, false)
@@ -172,7 +174,7 @@ func (s *Store) RecordRewind(id string, r Rewind) (Rewind, error) {
 			return err
 		}
 		if r.Conversation {
-			sess.Turns = r.ToTurn - 1
+			sess.Turns, sess.RewoundMessages = r.ToTurn-1, rewound
 			sess.UpdatedAt = time.Now().UTC().Round(0)
 			if err := s.putSession(tx, sess, false); err != nil {
 				return err

@@ -69,6 +69,9 @@ type Session struct {
 	// Turns is the number of the session's last turn still in its
 	// history (a conversation rewind lowers it); 0 when not recorded.
 	Turns int `json:"turns,omitempty"`
+	// RewoundMessages is how many of the MessageCount messages
+	// conversation rewinds took back (see LiveMessages).
+	RewoundMessages int `json:"rewound_messages,omitempty"`
 	// EstimatedCostUSD is the running cost estimate of the session's model
 	// calls, in US dollars (0 when unknown).
 	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`

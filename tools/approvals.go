@@ -285,7 +285,8 @@ func (a *Approver) Check(ctx context.Context, toolName, args string) (allowed bo
 			return true, Result{}
 		case class == classEdit && mode == ApprovalAutoEdit && !req.Destructive:
 			return true, Result{}
-		case class == classClaimedReadOnly && mode == ApprovalAutoEdit:
+		case class == classClaimedReadOnly && (mode == ApprovalAutoEdit || mode == ApprovalReadOnly):
+			// The server says it changes nothing: what the plan mode allows.
 			return true, Result{}
 		case class == classSandboxed:
 			return true, Result{}

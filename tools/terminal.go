@@ -271,7 +271,10 @@ func (st settled) leftoverNote(what, advice string) string {
 
 // settleGroup ends what is left of command p once its shell has exited.
 // signalled is when the command got SIGTERM (zero when the shell exited
-// by itself: then what is left gets SIGTERM now, and leftover is true).
+// by itself: then what is left gets SIGTERM now, and leftover is true,
+// except when all that is left is a sandbox's PID namespace ending by
+// itself (see leftBehind): that is waited for like the rest, unsignalled
+// and not a leftover).
 // Processes alive termKillGrace after the SIGTERM get SIGKILL. It returns
 // once the command is gone and the output pipe reached EOF (outDone), or
 // termPipeGrace after the SIGTERM (or the exit) at the latest, with
@@ -281,9 +284,11 @@ func settleGroup(p *shellProc, signalled time.Time, outDone <-chan struct{}) set
 	var st settled
 	now := time.Now()
 	if signalled.IsZero() && p.alive() {
-		st.leftover = true
 		signalled = now
-		p.signal(syscall.SIGTERM)
+		if p.leftBehind() {
+			st.leftover = true
+			p.signal(syscall.SIGTERM)
+		}
 	}
 	from := signalled
 	if from.IsZero() {

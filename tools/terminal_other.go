@@ -9,3 +9,7 @@ import "syscall"
 func foregroundShellAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// leftBehind reports whether processes of command p still run once its
+// shell has exited: without /proc, any live member of its group.
+func (p *shellProc) leftBehind() bool { return p.alive() }

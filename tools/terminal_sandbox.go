@@ -2,9 +2,10 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
+
+	"talaria/providers"
 )
 
 // sandboxFollowUp looks at the result of a foreground command run in the
@@ -42,7 +43,7 @@ func (a *Approver) Escalate(ctx context.Context, tool, command string) bool {
 	if a.Prompt == nil || a.Mode() == ApprovalReadOnly {
 		return false
 	}
-	args, _ := json.Marshal(map[string]string{"command": command})
+	args, _ := providers.MarshalKeepingBytes(map[string]string{"command": command})
 	req := ApprovalRequest{Tool: tool, Summary: "Run once outside the sandbox (the sandbox stopped it): " + clip(command, 300),
 		NoSessionScope: true, OutsideSandbox: true, Args: string(args)}
 	if ok, why := IsDestructiveCommand(command); ok {

@@ -304,7 +304,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 		m.notice(noticeWarn, "the session was not switched on screen: a turn is running · esc interrupts it, then try again")
 		return nil
 	}
-	m.ses = sessionInfo{provider: or(s.Provider, m.ses.provider), model: or(s.Model, m.ses.model), cwd: m.ses.cwd, id: s.ID}
+	m.ses = sessionInfo{provider: or(s.Provider, m.ses.provider), model: or(s.Model, m.ses.model), cwd: m.ses.cwd, id: s.ID, usage: s.Usage}
 	m.turn = turnState{queue: m.turn.queue}
 	m.beginLive()
 	m.live.phase = phaseIdle

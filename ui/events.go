@@ -279,6 +279,7 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 	}
 	c.dur = msDuration(e.DurationMS)
 	c.output, c.diff, c.diags = e.Output, e.Diff, e.Diagnostics
+	m.clearStopHint(c)
 	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -193,22 +194,63 @@ func keyMsg(name string) tea.KeyPressMsg {
 }
 
 // execCmd runs a command tree the way the runtime would (batches
-// concurrently) and returns the messages that arrive within a short wait.
-// Ticks and blocking waits are abandoned.
-func execCmd(cmd tea.Cmd) []tea.Msg { return execCmdWait(cmd, 40*time.Millisecond) }
+// concurrently) and returns the messages its commands produce. A command
+// found waiting for something outside the test (a frame tick, the event
+// channel, the next dialog, a dialog's caller: see waiterFrames) is
+// abandoned; every other command is waited for until it returns, up to
+// commandBound, so that a loaded machine that runs a command's goroutine
+// late does not lose its result (a fixed 40 ms cut made
+// TestGoldenPickerSearch fail under load).
+func execCmd(cmd tea.Cmd) []tea.Msg { return execCmdWait(cmd, commandBound) }
 
-// execCmdWait is execCmd with a chosen wait per command.
+// Bounds of execCmd.
+const (
+	// waiterPoll is how often a command still running is looked at: a
+	// waiter is abandoned at the first look that finds it parked.
+	waiterPoll = 20 * time.Millisecond
+	// commandBound only fails a hung command; nothing waits on it
+	// otherwise.
+	commandBound = 10 * time.Second
+	// stackCap bounds the goroutine dump a look reads.
+	stackCap = 64 << 20
+)
+
+// waiterFrames name the functions of the screen's commands that wait for
+// something outside the test: a command goroutine parked in one of them
+// is not coming back. Names, not code pointers: the compiler copies a
+// closure where it inlines the function that makes it.
+var waiterFrames = []string{
+	"watchDialog.func", "waitDialogs.func", "waitEvents.func",
+	"bubbletea/v2.Tick.func", "bubbletea/v2.Every.func",
+}
+
+// execCmdWait is execCmd with a chosen bound for a command that is not
+// found waiting.
 func execCmdWait(cmd tea.Cmd, wait time.Duration) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
 	out := make(chan tea.Msg, 1)
-	go func() { out <- cmd() }()
+	ids := make(chan string, 1)
+	go func() {
+		ids <- goroutineID()
+		out <- cmd()
+	}()
+	gid := <-ids
+	deadline := time.Now().Add(wait)
+	poll := time.NewTicker(waiterPoll)
+	defer poll.Stop()
 	var msg tea.Msg
-	select {
-	case msg = <-out:
-	case <-time.After(wait):
-		return nil
+wait:
+	for {
+		select {
+		case msg = <-out:
+			break wait
+		case <-poll.C:
+		}
+		if parkedInWaiter(gid) || time.Now().After(deadline) {
+			return nil
+		}
 	}
 	b, ok := msg.(tea.BatchMsg)
 	if !ok {
@@ -234,6 +276,54 @@ func execCmdWait(cmd tea.Cmd, wait time.Duration) []tea.Msg {
 	}
 	wg.Wait()
 	return all
+}
+
+// goroutineID is the calling goroutine's number, from its stack header
+// ("goroutine 123 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	f := strings.Fields(string(buf))
+	if len(f) < 2 {
+		return ""
+	}
+	return f[1]
+}
+
+// parkedInWaiter reports whether goroutine gid is blocked (not running)
+// inside one of waiterFrames.
+func parkedInWaiter(gid string) bool {
+	if gid == "" {
+		return false
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= stackCap {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	head := "goroutine " + gid + " ["
+	i := strings.Index(string(buf), head)
+	if i < 0 {
+		return false
+	}
+	block := string(buf[i:])
+	if j := strings.Index(block, "\n\n"); j >= 0 {
+		block = block[:j]
+	}
+	status := block[len(head):]
+	if strings.HasPrefix(status, "running") || strings.HasPrefix(status, "runnable") {
+		return false
+	}
+	for _, w := range waiterFrames {
+		if strings.Contains(block, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hdr builds an event header for turn n at t0+offset.

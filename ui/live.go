@@ -421,3 +421,19 @@ func (m *Model) onToolOutput(e *loop.ToolOutput) {
 	ref.batch.ver++
 	m.trDirty = true
 }
+
+// clearStopHint drops the "stopping NAME…" hint once call c, which just
+// ended, is the call it names: the one /cancel ID named, or the focused
+// lane x stopped (call it before the lane loses its focus). The stop it
+// announced is done; the hint must not stay its full two seconds under a
+// lane that already says "stopped".
+func (m *Model) clearStopHint(c *toolCall) {
+	h := m.ui.hint
+	if !strings.HasPrefix(h, "stopping "+c.name) {
+		return
+	}
+	if strings.HasSuffix(h, "("+c.id+")…") || (m.live.focus == c.id && h == "stopping "+c.name+"…") {
+		m.ui.hint = ""
+		m.chromeDirty = true
+	}
+}

@@ -140,7 +140,7 @@ func newModel(parent context.Context, opts Options) *Model {
 		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(), term: readTermEnv(),
 		tr:   newTranscript(),
 		comp: newComposerWith(opts.InputHistory, clock()),
-		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID},
+		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID, usage: opts.Usage},
 		ui:   uiState{mouse: !opts.MouseOff},
 	}
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true

@@ -66,6 +66,9 @@ type Options struct {
 	ContextLength int
 	// History is a resumed session's messages, shown before new turns.
 	History []providers.Message
+	// Usage is the tokens a resumed session used before (from the store):
+	// the footer, its cost and /usage count on from it.
+	Usage providers.Usage
 	// InputHistory is the project's saved composer history, oldest
 	// first: Up and Ctrl+R reach it from the first frame.
 	InputHistory []string
@@ -215,6 +218,8 @@ type Session struct {
 	Model    string
 	// History is shown as the transcript.
 	History []providers.Message
+	// Usage is the tokens the session used so far (from the store).
+	Usage providers.Usage
 }
 
 // SessionInfo is one row of the session picker.

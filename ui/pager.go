@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -189,17 +190,14 @@ func diffKind(l string) lineKind {
 	return kindText
 }
 
-// prettyArgs indents JSON arguments; anything else is kept as sent.
+// prettyArgs indents JSON arguments, keeping their bytes (no \u003e for
+// >); anything else is kept as sent.
 func prettyArgs(args string) string {
-	var v any
-	if json.Unmarshal([]byte(args), &v) != nil {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(args), "", "  ") != nil {
 		return args
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return args
-	}
-	return string(b)
+	return b.String()
 }
 
 // layout wraps the snapshot to width and redoes the search.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -116,17 +117,25 @@ func (s *Session) Timeline(turn int) (*trace.Log, error) {
 	return LoadTimeline(s.Store, s.Record.ID, turn)
 }
 
-// LoadTimeline reads a saved span log; a turn without one is an error that
-// says which turns have one.
+// LoadTimeline reads a saved span log (turn 0: the latest turn still in
+// the conversation, a turn a rewind took back never); a turn without one
+// is an error that says which turns have one.
 func LoadTimeline(st *persist.Store, sessionID string, turn int) (*trace.Log, error) {
-	raw, got, err := st.Spans(sessionID, turn)
+	load := func() ([]byte, int, error) { return st.Spans(sessionID, turn) }
+	if turn == 0 {
+		load = func() ([]byte, int, error) { return latestLiveSpans(st, sessionID) }
+	}
+	raw, got, err := load()
 	if err != nil {
 		return nil, err
 	}
 	if raw == nil {
 		turns, _ := st.SpanTurns(sessionID)
-		if len(turns) == 0 {
+		switch {
+		case len(turns) == 0:
 			return nil, errors.New("no timeline recorded for this session yet")
+		case turn == 0:
+			return nil, fmt.Errorf("no timeline for a turn still in the conversation (recorded turns: %s; --turn N shows one)", joinInts(turns))
 		}
 		return nil, fmt.Errorf("no timeline for turn %d (recorded turns: %s)", turn, joinInts(turns))
 	}
@@ -135,6 +144,34 @@ func LoadTimeline(st *persist.Store, sessionID string, turn int) (*trace.Log, er
 		return nil, fmt.Errorf("the timeline of turn %d is unreadable: %w", got, err)
 	}
 	return l, nil
+}
+
+// latestLiveSpans returns the span log of the latest turn still in the
+// conversation that has one, and its turn: without conversation rewinds
+// the latest logged turn; after one, turns it took back are passed over
+// (their logs stay, for --turn). nil when no live turn has a log.
+func latestLiveSpans(st *persist.Store, sessionID string) ([]byte, int, error) {
+	rws, err := st.Rewinds(sessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !slices.ContainsFunc(rws, func(r persist.Rewind) bool { return r.Conversation }) {
+		return st.Spans(sessionID, 0)
+	}
+	turns, err := st.Turns(sessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		if !turns[i].Live {
+			continue
+		}
+		raw, got, err := st.Spans(sessionID, turns[i].Turn)
+		if err != nil || raw != nil {
+			return raw, got, err
+		}
+	}
+	return nil, 0, nil
 }
 
 func joinInts(xs []int) string {

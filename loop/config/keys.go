@@ -103,6 +103,9 @@ func suggest(bad string, s *schema) string {
 		known = append(known, k)
 	}
 	slices.Sort(known)
+	if near := closestKey(bad, known); near != "" {
+		return fmt.Sprintf(" (did you mean %s? known keys here: %s)", near, strings.Join(known, ", "))
+	}
 	return fmt.Sprintf(" (known keys here: %s)", strings.Join(known, ", "))
 }
 
