@@ -2,10 +2,10 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"talaria/providers"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -77,7 +77,7 @@ func (m *Model) runShell(command string) tea.Cmd {
 		m.notice(noticeWarn, "!"+command+" refused: a turn is running · esc interrupts it, then run it again")
 		return nil
 	}
-	args, _ := json.Marshal(map[string]string{"command": command})
+	args, _ := providers.MarshalKeepingBytes(map[string]string{"command": command})
 	run := &shellRun{command: command, out: make(chan string, shellChunks)}
 	run.call = &toolCall{id: "!", name: "!", args: string(args), state: toolRunning, started: m.clock(), user: true}
 	run.batch = &toolBatch{segments: []*toolSegment{{mode: "sequential", calls: []*toolCall{run.call}}}}

@@ -2,7 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
+	"talaria/providers"
 
 	"talaria/loop"
 	"talaria/tools"
@@ -31,7 +31,7 @@ func (w *Switcher) Shell(ctx context.Context, command string) (tools.Result, err
 	if !ok {
 		return tools.Result{}, loop.ErrNoTerminal
 	}
-	args, err := json.Marshal(map[string]string{"command": command})
+	args, err := providers.MarshalKeepingBytes(map[string]string{"command": command})
 	if err != nil {
 		return tools.Result{}, err
 	}
