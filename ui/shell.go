@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"talaria/providers"
 
 	tea "charm.land/bubbletea/v2"
 
 	"talaria/loop"
+	"talaria/providers"
 	"talaria/tools"
 )
 

@@ -2,9 +2,9 @@ package app
 
 import (
 	"context"
-	"talaria/providers"
 
 	"talaria/loop"
+	"talaria/providers"
 	"talaria/tools"
 )
 
