@@ -106,11 +106,14 @@ type Session struct {
 	// builtins the command names they may not shadow.
 	ext      *ext.Set
 	builtins []string
+	// stopWatch stops the checkpoint watcher (checkpoint_watch.go).
+	stopWatch func()
 }
 
 // Close ends the session's background processes and MCP servers.
 func (s *Session) Close() {
 	defer s.dropLease()
+	defer s.closeCheckpointWatch()
 	s.hooks.close("other")
 	if s.tools != nil {
 		s.tools.close()

@@ -35,7 +35,7 @@ type checkpointer struct {
 // number the messages it saves by turn (through ss, the session store of
 // opts). Subagents (wired before) share neither.
 func (s *Session) wireCheckpoints(opts *loop.Options, ss *sessionStore) {
-	c := &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
+	c := &checkpointer{cps: s.checkpointStore(opts.Log), db: s.Store, session: s.Record.ID, root: s.Cwd}
 	s.autoPrune(opts.Log)
 	inner := opts.Sink
 	opts.Sink = func(e loop.Event) {
