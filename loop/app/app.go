@@ -173,7 +173,7 @@ func Transports() *providers.Registry {
 	r.Register(openaichat.APIMode, openaichat.New)
 	r.Register(anthropic.APIMode, anthropic.New)
 	r.Register(responses.APIMode, responses.New)
-	r.Register(bedrock.APIMode, bedrock.New)
+	r.Register(bedrock.APIMode, bedrock.NewStreaming)
 	r.Register(gemini.APIMode, gemini.New)
 	return r
 }
