@@ -212,15 +212,18 @@ func (s *Store) takeDelta(ctx context.Context, prev *walked, d dirtySet, w *Watc
 		gone[p] = true
 	}
 	kept := make([]Entry, 0, len(prev.m.Entries))
+	var dropped []string // the paths of prev not kept
 	for _, e := range prev.m.Entries {
 		parent := path.Dir(e.Path)
 		if shallow[parent] {
 			if e.Type == TypeDir && listed[e.Path] && !freshDirs[e.Path] {
 				gone[e.Path] = true // its names went with it
 			}
+			dropped = append(dropped, e.Path)
 			continue
 		}
 		if parent != "." && (gone[parent] || hasAncestorIn(parent, gone)) {
+			dropped = append(dropped, e.Path)
 			continue
 		}
 		kept = append(kept, e)
@@ -254,7 +257,7 @@ func (s *Store) takeDelta(ctx context.Context, prev *walked, d dirtySet, w *Watc
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: saving the manifest: %w", err)
 	}
-	return &walked{m: m, trees: trees, cache: deltaCache(prev.cache, m, part.Entries, todo, start, shallow, gone)}, nil
+	return &walked{m: m, trees: trees, cache: deltaCache(prev.cache, m, part.Entries, todo, start, dropped)}, nil
 }
 
 // listIgnored adds to m every name of dirs (absolute, listed directories)
@@ -299,17 +302,16 @@ func listIgnored(ctx context.Context, m *Manifest, root, home string, dirs []str
 	return nil
 }
 
-// deltaCache is the stat cache after a delta scan: prev's, less the
-// paths made again or gone, plus the files made again as newCache would
-// keep them.
-func deltaCache(prev statCache, m *Manifest, fresh []Entry, todo []pending, start time.Time, shallow, gone map[string]bool) statCache {
-	c := make(statCache, len(prev)+len(todo))
-	for p, e := range prev {
-		parent := path.Dir(p)
-		if shallow[parent] || gone[parent] || (parent != "." && hasAncestorIn(parent, gone)) {
-			continue
+// deltaCache is the stat cache after a delta scan: prev's (updated in
+// place: the state it belongs to is replaced), less the paths made again
+// or gone, plus the files made again as newCache would keep them.
+func deltaCache(prev statCache, m *Manifest, fresh []Entry, todo []pending, start time.Time, dropped []string) statCache {
+	old := make(map[string]cacheEntry, len(dropped))
+	for _, p := range dropped {
+		if e, ok := prev[p]; ok {
+			old[p] = e
+			delete(prev, p)
 		}
-		c[p] = e
 	}
 	read := make(map[string]cacheEntry, len(todo))
 	for _, p := range todo {
@@ -323,14 +325,14 @@ func deltaCache(prev statCache, m *Manifest, fresh []Entry, todo []pending, star
 		}
 		st, ok := read[e.Path]
 		if !ok {
-			st, ok = prev[e.Path]
+			st, ok = old[e.Path]
 		}
 		if ok {
 			st.Blob = e.Blob
-			c[e.Path] = st
+			prev[e.Path] = st
 		}
 	}
-	return c
+	return prev
 }
 
 // mergeByPath merges two entry lists sorted by path.
