@@ -160,6 +160,8 @@ func (t *turn) requireReasoning(s *attemptState, class providers.Classified, req
 	}
 	s.reasoningForced = true
 	req.ReasoningEffort = t.a.route.chain.RequireReasoning(mandatoryEffort)
+	t.emit(&RetryScheduled{Attempt: 2, MaxAttempts: 2, Reason: class.Reason.String(), Status: class.Status,
+		Message: "the model requires reasoning: retrying once with reasoning_effort " + req.ReasoningEffort})
 	return true
 }
 

@@ -106,7 +106,7 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 			return resp, final
 		}
 		retries++
-		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason, Status: class.Status, Message: retryMessage(class, err)})
+		t.emit(&RetryScheduled{Attempt: retries + 1, MaxAttempts: maxRetries + 1, DelayMS: delay.Milliseconds(), Reason: class.Reason.String(), Status: class.Status, Message: retryMessage(class, err)})
 		if !providers.Sleep(t.ctx, delay) {
 			return nil, t.ctx.Err()
 		}
@@ -118,9 +118,12 @@ func (t *turn) call(req providers.Request) (*providers.Response, error) {
 // to come back (counting a retry), or gives up with the reason that put
 // the keys to rest. again reports that the loop should try again.
 func (t *turn) noTransport(req *providers.Request, pol providers.RetryPolicy, retries *int, last *providers.Classified, attempt int, err error) (again bool, _ error) {
+	// Every key of this backend is resting or dead: fall back, or wait for
+	// the first key to come back, or give up with the reason that put the
+	// keys to rest.
 	reason := last.Reason
 	if reason == "" {
-		reason = "credentials_exhausted"
+		reason = t.a.route.chain.Pool().RestingReason()
 	}
 	if t.fallback(req, reason) {
 		*retries = 0
@@ -128,7 +131,7 @@ func (t *turn) noTransport(req *providers.Request, pol providers.RetryPolicy, re
 	}
 	if wait, ok := t.keyReset(pol, *retries); ok {
 		*retries++
-		t.emit(&RetryScheduled{Attempt: *retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: wait.Milliseconds(), Reason: reason, Status: last.Status, Message: err.Error()})
+		t.emit(&RetryScheduled{Attempt: *retries + 1, MaxAttempts: pol.MaxRetries + 1, DelayMS: wait.Milliseconds(), Reason: reason.String(), Status: last.Status, Message: err.Error()})
 		if !providers.Sleep(t.ctx, wait) {
 			return false, t.ctx.Err()
 		}
@@ -194,13 +197,13 @@ func (t *turn) rotate(key string, class providers.Classified, honoured bool, del
 	if !pool.Report(key, class, resetAt) {
 		return false
 	}
-	t.emit(&CredentialRotated{Provider: pool.Provider(), Reason: class.Reason})
+	t.emit(&CredentialRotated{Provider: pool.Provider(), Reason: class.Reason.String()})
 	return true
 }
 
 // fallback switches to the next backend of the chain: the in-memory system
 // prompt's Model:/Provider: lines and the request being retried follow.
-func (t *turn) fallback(req *providers.Request, reason string) bool {
+func (t *turn) fallback(req *providers.Request, reason providers.FailoverReason) bool {
 	from := t.a.route.backend()
 	to, ok := t.a.route.chain.Advance()
 	if !ok {
@@ -216,7 +219,7 @@ func (t *turn) fallback(req *providers.Request, reason string) bool {
 			req.Messages[0].Content = t.sysPrompt
 		}
 	}
-	t.emit(&FallbackActivated{From: Backend{Provider: from.Provider, Model: from.Model}, To: Backend{Provider: to.Provider, Model: to.Model}, Reason: reason})
+	t.emit(&FallbackActivated{From: Backend{Provider: from.Provider, Model: from.Model}, To: Backend{Provider: to.Provider, Model: to.Model}, Reason: reason.String()})
 	return true
 }
 
@@ -316,11 +319,11 @@ func (t *turn) callFailed(resp *providers.Response, err error) {
 	}
 	t.exit = ExitRetriesExhausted.Exit()
 	if max := t.a.opts.MaxIterations; max > 1 && t.apiCalls >= max-1 {
-		reason := "unknown"
+		reason := providers.ReasonUnknown
 		if errors.As(err, &ce) {
 			reason = ce.class.Reason
 		}
-		t.exit = ExitErrorNearMax(reason)
+		t.exit = ExitErrorNearMax(reason.String())
 	}
 }
 

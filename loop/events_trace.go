@@ -94,10 +94,10 @@ func (t *turn) emitAttempt(attempt int, start time.Time, ttft time.Duration, req
 	switch {
 	case err == nil:
 	case t.stopped() || errors.Is(err, t.ctx.Err()):
-		e.Reason = "interrupted"
+		e.Reason = providers.ReasonInterrupted.String()
 	default:
 		c := t.classify(err, req)
-		e.Reason, e.Status = c.Reason, c.Status
+		e.Reason, e.Status = c.Reason.String(), c.Status
 	}
 	t.emit(e)
 }

@@ -29,7 +29,7 @@ func TestConnectionRefusedRetriedTwiceAndNamed(t *testing.T) {
 		t.Fatalf("%d retries, want %d: %+v", len(retries), providers.ConnectionRefusedRetries, retries)
 	}
 	for i, r := range retries {
-		if r.Reason != providers.ReasonConnectionRefused || r.Status != 0 || r.DelayMS > 1000 {
+		if r.Reason != providers.ReasonConnectionRefused.String() || r.Status != 0 || r.DelayMS > 1000 {
 			t.Errorf("retry %d: %+v", i, r)
 		}
 		if !strings.Contains(r.Message, "nothing is listening at "+base) {

@@ -124,7 +124,9 @@ func (t *turn) emptyResponse(msg providers.Message) bool {
 		c.empties++
 		return false
 	}
-	if t.fallback(nil, "empty_response") {
+	// An empty answer is what the classifier calls a server error (a
+	// 500/503 that says the response was empty).
+	if t.fallback(nil, providers.ReasonServerError) {
 		*c = continuation{pieces: c.pieces, retries: c.retries, truncated: c.truncated, policyFallback: c.policyFallback}
 		return false
 	}

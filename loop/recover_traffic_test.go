@@ -181,8 +181,13 @@ func TestReasoningMandatoryRetriesOnceWithReasoning(t *testing.T) {
 	if got := strings.Join(rec.efforts, ","); got != ",medium" {
 		t.Fatalf("efforts sent: %q, want the retry with reasoning on", got)
 	}
-	if len(ofType[*FallbackActivated](f.rec)) != 0 || len(ofType[*RetryScheduled](f.rec)) != 0 {
+	if len(ofType[*FallbackActivated](f.rec)) != 0 {
 		t.Fatal("reasoning_mandatory took the format_error path")
+	}
+	// The retry is announced, with its reason, and waits for nothing.
+	if rs := ofType[*RetryScheduled](f.rec); len(rs) != 1 || rs[0].Reason != "reasoning_mandatory" || rs[0].Status != 400 ||
+		rs[0].DelayMS != 0 || !strings.Contains(rs[0].Message, "medium") {
+		t.Fatalf("retry.scheduled: %+v", rs)
 	}
 	// Remembered for the model: the next turn asks for reasoning at once.
 	f.srv.Push(pt.Text("again"))

@@ -8,8 +8,18 @@ import (
 )
 
 // FailoverReason names why a provider call failed. It is the `reason` of
-// the retry.scheduled, credential.rotated and fallback.activated events.
-type FailoverReason = string
+// the retry.scheduled, credential.rotated and fallback.activated events
+// and of api.attempt. Its values are the Reason* constants and nothing
+// else: the failover reasons of the contract (auth, auth_permanent,
+// billing, rate_limit, overloaded, server_error, timeout,
+// context_overflow, payload_too_large, model_not_found,
+// content_policy_blocked, format_error, thinking_signature, unknown,
+// reasoning_mandatory, connection_refused) and the ones it allows "as
+// needed", each below with why it exists.
+type FailoverReason string
+
+// String returns the reason as events spell it.
+func (r FailoverReason) String() string { return string(r) }
 
 // The failover reasons (reference/hermes.md §3.1, plus local_error and
 // interrupted).
@@ -94,7 +104,7 @@ const maxClassifiedMessage = 500
 // Classified is an error sorted into a failover reason with recovery hints.
 type Classified struct {
 	// Reason is one of the Reason* constants.
-	Reason string
+	Reason FailoverReason
 	// Status is the HTTP status, 0 when there was none.
 	Status int
 	// Retryable says the same request may succeed if sent again.

@@ -90,6 +90,38 @@ func untilTime(v string, now time.Time) (time.Duration, bool) {
 	return d, d > 0
 }
 
+// hasResetField reports a JSON error body that carries a usage-limit
+// reset (resets_in_seconds, resets_at or reset_at, at the top level or
+// under "error"), in the future or not.
+func hasResetField(body string) bool {
+	b := bytes.TrimSpace([]byte(body))
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	var top struct {
+		resetFields
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &top) != nil {
+		return false
+	}
+	objs := []resetFields{top.resetFields}
+	if e := bytes.TrimSpace(top.Error); len(e) > 0 && e[0] == '{' {
+		var inner resetFields
+		if json.Unmarshal(e, &inner) == nil {
+			objs = append(objs, inner)
+		}
+	}
+	for _, f := range objs {
+		for _, v := range []json.RawMessage{f.ResetsInSeconds, f.ResetsAt, f.ResetAt} {
+			if s := jsonScalar(v); s != "" && s != "null" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // bodyReset reports a JSON body that states when its usage limit resets
 // (resets_in_seconds, resets_at, reset_at; a bare retry_after is the
 // ordinary Retry-After, which RetryDelay honours for any error).

@@ -23,7 +23,7 @@ import (
 type phraseGroup struct {
 	name    string
 	status  int
-	reason  string
+	reason  FailoverReason
 	phrases []string
 }
 
@@ -175,7 +175,7 @@ func TestClassifyStatusRules(t *testing.T) {
 		msg    string
 		in     ClassifyInput
 		mid    bool
-		reason string
+		reason FailoverReason
 	}{
 		{"401 plain", 401, "nope", ClassifyInput{}, false, ReasonAuth},
 		{"401 revoked", 401, "This API key has been revoked", ClassifyInput{}, false, ReasonAuthPermanent},
@@ -265,7 +265,7 @@ func TestClassifyTransportErrors(t *testing.T) {
 		name      string
 		err       error
 		in        ClassifyInput
-		reason    string
+		reason    FailoverReason
 		retryable bool
 	}{
 		{"dial closed port", dialErr, ClassifyInput{}, ReasonConnectionRefused, true},
@@ -338,7 +338,7 @@ func TestClassifyOpenRouterRawJSON(t *testing.T) {
 }
 
 func TestClassifyCodeTable(t *testing.T) {
-	cases := map[string]string{
+	cases := map[string]FailoverReason{
 		"context_length_exceeded": ReasonContextOverflow, "max_tokens_exceeded": ReasonContextOverflow,
 		"exceed_context_size_error": ReasonContextOverflow, "request_too_large": ReasonPayloadTooLarge,
 		"insufficient_quota": ReasonBilling, "billing_not_active": ReasonBilling, "payment_required": ReasonBilling,
@@ -391,7 +391,7 @@ func TestClassifyMoreTransport(t *testing.T) {
 	cases := []struct {
 		name   string
 		err    error
-		reason string
+		reason FailoverReason
 	}{
 		{"net timeout", &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, ReasonTimeout},
 		{"dns", &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}, ReasonTimeout},

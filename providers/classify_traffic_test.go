@@ -15,7 +15,7 @@ func TestTrafficClassifierRules(t *testing.T) {
 		body    string
 		headers map[string]string
 		in      ClassifyInput
-		reason  string
+		reason  FailoverReason
 		reset   bool
 		slow    bool
 	}{

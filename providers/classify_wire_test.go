@@ -17,7 +17,7 @@ type wireCase struct {
 	// code/typ are what a transport would have parsed, when it parses.
 	code, typ string
 
-	reason    string
+	reason    FailoverReason
 	retryable bool
 	compress  bool
 	rotate    bool

@@ -36,7 +36,7 @@ type KeyState struct {
 	// Until is when an exhausted key comes back (zero otherwise).
 	Until time.Time
 	// Reason is the failover reason that took the key out.
-	Reason string
+	Reason FailoverReason
 	// Current marks the key in use.
 	Current bool
 }
@@ -46,7 +46,7 @@ type poolKey struct {
 	key    string
 	dead   bool
 	until  time.Time // exhausted until; zero when fine
-	reason string
+	reason FailoverReason
 	// authStrikes counts auth refusals; the second one kills the key.
 	authStrikes int
 	// turnFailures counts failures reported this turn.
@@ -211,6 +211,32 @@ func (p *CredentialPool) CanRotate() bool {
 		}
 	}
 	return false
+}
+
+// RestingReason is the failover reason that took out the key coming back
+// first (the last key's when none will come back), ReasonAuth when no key
+// says: why a pool with no usable key has none.
+func (p *CredentialPool) RestingReason() FailoverReason {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var reason FailoverReason
+	var best time.Time
+	for i := range p.keys {
+		k := &p.keys[i]
+		if k.reason == "" {
+			continue
+		}
+		if reason == "" || (!k.dead && (best.IsZero() || k.until.Before(best))) {
+			reason = k.reason
+			if !k.dead {
+				best = k.until
+			}
+		}
+	}
+	if reason == "" {
+		return ReasonAuth
+	}
+	return reason
 }
 
 // NextReset returns the earliest time an exhausted key comes back, false

@@ -133,9 +133,17 @@ func status429(ev *evidence, ae *APIError) Classified {
 		return newClassified(ReasonUpstreamRateLimit)
 	case isTPMTooLargeText(t):
 		return newClassified(ReasonPayloadTooLarge)
+	case hasResetField(ae.Body):
+		// The body says when the limit lifts (resets_at, resets_in_seconds,
+		// reset_at): a limit that comes back is a rate limit, whatever
+		// its code or wording says of quotas or billing. A reset already
+		// past is retried by the ordinary backoff.
+		c := newClassified(ReasonRateLimit)
+		c.StructuredReset = bodyReset(ae.Body)
+		return c
 	case hasHardBillingCode(ev):
 		return newClassified(ReasonBilling)
-	case bodyReset(ae.Body), (strongWall || weakWall) && headerReset(ae.Headers):
+	case (strongWall || weakWall) && headerReset(ae.Headers):
 		c := newClassified(ReasonRateLimit)
 		c.StructuredReset = true
 		return c

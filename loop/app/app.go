@@ -113,12 +113,15 @@ type Session struct {
 	// created is set when Open created the session record (new or forked),
 	// which a failed Open removes again.
 	created bool
+	// stopWatch stops the checkpoint watcher (checkpoint_watch.go).
+	stopWatch func()
 }
 
 // Close runs the SessionEnd hooks, ends the session's recording, export,
 // background processes and MCP servers, and releases its lease: the
 // session's cleanup stack, newest first. A second Close does nothing.
 func (s *Session) Close() {
+	s.closeCheckpointWatch() // the watcher is started at the first checkpoint, not by Open
 	s.cleanup.close()
 }
 
@@ -185,7 +188,7 @@ func Transports() *providers.Registry {
 	r.Register(openaichat.APIMode, openaichat.New)
 	r.Register(anthropic.APIMode, anthropic.New)
 	r.Register(responses.APIMode, responses.New)
-	r.Register(bedrock.APIMode, bedrock.New)
+	r.Register(bedrock.APIMode, bedrock.NewStreaming)
 	r.Register(gemini.APIMode, gemini.New)
 	return r
 }

@@ -32,7 +32,7 @@ type checkpointer struct {
 // checkpoints count as live).
 func (s *Session) newCheckpointer() *checkpointer {
 	s.autoPrune(s.log)
-	return &checkpointer{cps: checkpoint.Open(s.Home), db: s.Store, session: s.Record.ID, root: s.Cwd}
+	return &checkpointer{cps: s.checkpointStore(s.log), db: s.Store, session: s.Record.ID, root: s.Cwd}
 }
 
 // before is loop.Options.Checkpoint.

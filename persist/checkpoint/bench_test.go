@@ -144,3 +144,36 @@ func BenchmarkRestore1000Changed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTake10Changed20kWatched is BenchmarkTake10Changed20k with the
+// store watching the tree: the checkpoint lists again only the
+// directories file events name (the first checkpoint and the one
+// verification walk happen before the timer).
+func BenchmarkTake10Changed20kWatched(b *testing.B) {
+	root := benchTree(b, 20000)
+	s := Open(b.TempDir())
+	w := s.Watch(root, WatchOptions{})
+	defer w.Close()
+	for round := range 2 { // the first checkpoint, then the verified one
+		changeFiles(b, root, 0, 10, -1-round)
+		if _, err := s.Take(context.Background(), root); err != nil {
+			b.Fatal(err)
+		}
+	}
+	before := storeBytes(b, s.dir)
+	round := 0
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		changeFiles(b, root, (round*10)%19990, 10, round)
+		b.StartTimer()
+		if _, err := s.Take(context.Background(), root); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if st := w.Stats(); st.Stopped != "" || st.Events != round+1 {
+		b.Fatalf("not taken from events: %+v", st)
+	}
+	b.ReportMetric(float64(storeBytes(b, s.dir)-before)/float64(round), "store-B/op")
+}

@@ -117,8 +117,17 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 		// moment could still block: the scan runs on its own goroutine so
 		// that ctx ends the wait even then (the scan checks ctx before it
 		// saves anything, and keeps the store's lock until it returns).
-		m, err := s.take(ctx, root)
-		done <- result{m, err}
+		if w := s.watching(root); w != nil {
+			m, err := w.take(ctx)
+			done <- result{m, err}
+			return
+		}
+		r, err := s.take(ctx, root, nil)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		done <- result{r.m, nil}
 	}()
 	select {
 	case r := <-done:
@@ -128,8 +137,19 @@ func (s *Store) Take(ctx context.Context, root string) (*Manifest, error) {
 	}
 }
 
-// take is Take's scan, under the store's shared lock.
-func (s *Store) take(ctx context.Context, root string) (*Manifest, error) {
+// walked is what a full scan found: the checkpoint, the directory
+// listings' hashes and the stat cache it left (a watcher carries them on).
+type walked struct {
+	m     *Manifest
+	trees map[string]string
+	cache statCache
+}
+
+// take is Take's full scan, under the store's shared lock. onDir, when
+// set, is called with every directory the scan records (root first),
+// with whether it lists its names, before it lists them: a watcher
+// watches it there, so that no change made after the listing goes unseen.
+func (s *Store) take(ctx context.Context, root string, onDir func(abs string, listed bool)) (*walked, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -140,6 +160,9 @@ func (s *Store) take(ctx context.Context, root string) (*Manifest, error) {
 	defer unlock()
 	start := time.Now()
 	old := s.loadCache(root)
+	if onDir != nil {
+		onDir(root, true)
+	}
 	m := &Manifest{Root: root, Complete: true}
 	var todo []pending
 	var newBytes int64
@@ -170,10 +193,16 @@ func (s *Store) take(ctx context.Context, root string) (*Manifest, error) {
 			// unread.
 			if !regularOrAbsent(filepath.Join(p, ".gitignore")) {
 				e.Opaque = true
+				if onDir != nil {
+					onDir(p, false)
+				}
 				if err := add(e); err != nil {
 					return err
 				}
 				return filepath.SkipDir
+			}
+			if onDir != nil {
+				onDir(p, true)
 			}
 			dirs = append(dirs, p)
 			return add(e)
@@ -259,16 +288,18 @@ func (s *Store) take(ctx context.Context, root string) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := s.saveManifest(m); err != nil {
+	trees, err := s.saveManifest(m, nil, nil)
+	if err != nil {
 		return nil, fmt.Errorf("checkpoint: saving the manifest: %w", err)
 	}
 	// Nothing read and nothing gone: the cache on disk is still right.
-	if c := newCache(m, old, todo, start); len(todo) > 0 || len(c) != len(old) {
+	c := newCache(m, old, todo, start)
+	if len(todo) > 0 || len(c) != len(old) {
 		if err := s.saveCache(root, c); err != nil {
 			return nil, fmt.Errorf("checkpoint: saving the stat cache: %w", err)
 		}
 	}
-	return m, nil
+	return &walked{m: m, trees: trees, cache: c}, nil
 }
 
 // statEntry is the entry of a path by its stat alone: a directory, a

@@ -70,6 +70,8 @@ type Store struct {
 	maxNewBytes int64
 	// beforeRead, when set (by tests), runs before a file is read.
 	beforeRead func(abs string)
+	// watch is the watcher Take uses for its root (Watch), if any.
+	watch watchers
 }
 
 // Limits of one checkpoint.

@@ -44,14 +44,20 @@ type manifestFile struct {
 const completeVersion = 2
 
 // saveManifest stores m's directory listings (those not stored yet) and
-// the manifest naming the root's, and sets m.ID.
-func (s *Store) saveManifest(m *Manifest) error {
+// the manifest naming the root's, sets m.ID and returns the hash of every
+// directory's listing ("." for the root). With prev (the hashes of an
+// earlier save), a directory not in changed keeps its hash from prev, so
+// that only the listings of changed directories and of their parents
+// (which the caller puts in changed) are built again.
+func (s *Store) saveManifest(m *Manifest, prev map[string]string, changed map[string]bool) (map[string]string, error) {
+	build := func(dir string) bool { return prev == nil || changed[dir] || prev[dir] == "" }
 	children := map[string][]*Entry{} // parent directory → entries
 	dirs := []string{"."}
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		parent := path.Dir(e.Path)
-		children[parent] = append(children[parent], e)
+		if parent := path.Dir(e.Path); build(parent) {
+			children[parent] = append(children[parent], e)
+		}
 		if e.Type == TypeDir {
 			dirs = append(dirs, e.Path)
 		}
@@ -67,6 +73,10 @@ func (s *Store) saveManifest(m *Manifest) error {
 	slices.SortFunc(dirs, func(a, b string) int { return depth(b) - depth(a) })
 	trees := make(map[string]string, len(dirs))
 	for _, d := range dirs {
+		if !build(d) {
+			trees[d] = prev[d]
+			continue
+		}
 		kids := children[d]
 		list := make([]treeEntry, len(kids))
 		for i, e := range kids {
@@ -79,12 +89,12 @@ func (s *Store) saveManifest(m *Manifest) error {
 		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 		raw, err := json.Marshal(list)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sum := sha256.Sum256(raw)
 		h := hex.EncodeToString(sum[:])
 		if err := s.putBlob(h, raw); err != nil {
-			return err
+			return nil, err
 		}
 		trees[d] = h
 	}
@@ -94,15 +104,15 @@ func (s *Store) saveManifest(m *Manifest) error {
 	}
 	raw, err := json.Marshal(mf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sum := sha256.Sum256(raw)
 	m.ID = hex.EncodeToString(sum[:])[:idLen]
 	p := filepath.Join(s.dir, "manifests", m.ID)
 	if _, err := os.Stat(p); err == nil {
-		return nil
+		return trees, nil
 	}
-	return writeAtomic(p, raw)
+	return trees, writeAtomic(p, raw)
 }
 
 // Load reads checkpoint id.

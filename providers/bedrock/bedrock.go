@@ -5,7 +5,9 @@
 // JSON answer is reported as a single text delta (and a single reasoning
 // delta) once it arrives. NewStreaming uses POST .../converse-stream
 // instead, whose body is AWS event-stream binary framing; eventstream.go
-// decodes it (prelude, headers, CRC32 checks) without the SDK.
+// decodes it (prelude, headers, CRC32 checks) without the SDK. talaria
+// registers NewStreaming (loop/app.Transports), so that Bedrock answers
+// reach the screen as they are written.
 //
 // Authentication is a Bedrock API key sent as "Authorization: Bearer <key>"
 // (ep.APIKey, else the AWS_BEARER_TOKEN_BEDROCK environment variable).

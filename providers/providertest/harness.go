@@ -121,7 +121,7 @@ type HTTPErrorCase struct {
 	// Msg is a prefix of the message; Type and Code are exact.
 	Msg, Type, Code string
 	// Reason, when set, is the reason providers.Classify must give.
-	Reason string
+	Reason providers.FailoverReason
 	// Check holds headers that must come back with these values.
 	Check map[string]string
 }

@@ -118,7 +118,8 @@ func TestStreamErrors(t *testing.T) {
 		name, fixture string
 		body          string
 		msg, typ      string
-		code, reason  string
+		code          string
+		reason        providers.FailoverReason
 		content       string
 	}{
 		{
