@@ -94,7 +94,8 @@ type assistantItem struct {
 	streamText
 	streaming bool
 	note      string // shown under the answer, e.g. "interrupted"
-	chunks    chunkCache
+	stream    streamRender
+	cache     blockCache
 }
 
 func (a *assistantItem) version() int { return a.ver }
@@ -106,8 +107,9 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	if a.streaming {
 		lines = a.renderStreaming(rc, w)
 	} else {
-		head, more := headOf(a.text())
-		lines = rc.md.render(sanitize(head), w)
+		head, more := headCap(a.text(), answerCap)
+		a.cache.reset(w, rc.gen)
+		lines = rc.md.renderCached(sanitize(head), w, &a.cache)
 		if more > 0 {
 			lines = append(lines, "", moreMarker(rc, more))
 		}
