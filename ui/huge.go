@@ -49,10 +49,10 @@ type streamRender struct {
 	// fence says the last block rendered is a fenced code block: a
 	// fenced block right after it gets the rule prepareMarkdown puts
 	// between two code blocks.
-	fence bool
-	j                 joiner
-	marks             []blockMark // where each kept block starts
-	hidden            int         // bytes before the first kept block
+	fence  bool
+	j      joiner
+	marks  []blockMark // where each kept block starts
+	hidden int         // bytes before the first kept block
 	// shift counts the lines taken off the top of the render so far
 	// (dropped blocks, less the marker put there); it survives a reset,
 	// so the transcript can keep a scrolled-up reader's place.

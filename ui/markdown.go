@@ -24,7 +24,7 @@ type markdown struct {
 	parser    parser.Parser
 	sentinels map[int]string
 	named     bool // style's code colours are registered under their own name (render_chroma.go)
-	bytes     int // text handed to glamour so far, for tests and benchmarks
+	bytes     int  // text handed to glamour so far, for tests and benchmarks
 }
 
 func newMarkdown(style gansi.StyleConfig) *markdown {
