@@ -110,6 +110,9 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 		head, more := headCap(a.text(), answerCap)
 		a.cache.reset(w, rc.gen)
 		lines = rc.md.renderCached(sanitize(head), w, &a.cache)
+		// The blocks streamed are reused once, here; the cache would
+		// otherwise keep a copy of the text for as long as the session.
+		a.cache, a.stream = blockCache{}, streamRender{shift: a.stream.shift}
 		if more > 0 {
 			lines = append(lines, "", moreMarker(rc, more))
 		}
