@@ -96,6 +96,9 @@ type assistantItem struct {
 	note      string // shown under the answer, e.g. "interrupted"
 	stream    streamRender
 	cache     blockCache
+	// capBytes, when set, replaces answerCap: tests of the cap set it
+	// small so they need not stream megabytes.
+	capBytes int
 }
 
 func (a *assistantItem) version() int { return a.ver }
@@ -107,7 +110,7 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	if a.streaming {
 		lines = a.renderStreaming(rc, w)
 	} else {
-		head, more := headCap(a.text(), answerCap)
+		head, more := headCap(a.text(), a.limit())
 		a.cache.reset(w, rc.gen)
 		lines = rc.md.renderCached(sanitize(head), w, &a.cache)
 		// The blocks streamed are reused once, here; the cache would

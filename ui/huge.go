@@ -80,7 +80,7 @@ func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
 	for len(text)-s.done > pieceCap {
 		s.force(rc.md, text, cutPoint(text, s.done, min(s.done+pieceCap, len(text)-tailCap)), w)
 	}
-	s.window(len(text))
+	s.window(len(text), a.limit())
 	j := s.j.clone(64)
 	if tail := s.reopen + text[s.done:]; strings.TrimSpace(tail) != "" {
 		if s.fence && fenceOpener(strings.TrimLeft(tail, " ")) != "" {
@@ -142,12 +142,12 @@ func (s *streamRender) force(md *markdown, text string, cut, w int) {
 // window drops the kept blocks that fell out of the last answerCap
 // bytes of a text n bytes long (in steps of an eighth of it, so the
 // lines are not copied at every block).
-func (s *streamRender) window(n int) {
-	if len(s.marks) == 0 || n-s.marks[0].at <= answerCap+answerCap/8 {
+func (s *streamRender) window(n, limit int) {
+	if len(s.marks) == 0 || n-s.marks[0].at <= limit+limit/8 {
 		return
 	}
 	k := 0
-	for k < len(s.marks)-1 && n-s.marks[k].at > answerCap {
+	for k < len(s.marks)-1 && n-s.marks[k].at > limit {
 		k++
 	}
 	drop := s.marks[k].line
@@ -164,6 +164,14 @@ func (s *streamRender) window(n int) {
 	for i := range s.marks {
 		s.marks[i].line = max(0, s.marks[i].line-drop)
 	}
+}
+
+// limit is the answer's cap: answerCap, or capBytes where a test set it.
+func (a *assistantItem) limit() int {
+	if a.capBytes > 0 {
+		return a.capBytes
+	}
+	return answerCap
 }
 
 // topShift is how many lines the answer's renders have taken off its top

@@ -28,14 +28,16 @@ func (h *harness) streamAll(text string, d int) {
 	}
 }
 
-// TestHugeAnswerMarkerAndPager: a 2 MiB answer shows only its latest part
+// TestHugeAnswerMarkerAndPager: an answer past its cap shows only its latest part
 // while streaming, its head with a marker once complete, and the pager
 // (ctrl+t) has a line from the part the transcript hides.
 func TestHugeAnswerMarkerAndPager(t *testing.T) {
 	h := newHarness(t)
 	h.events(turnStarted(1, "write the report"))
-	text := numberedLines(2 << 20)
-	h.streamAll(text, 64<<10)
+	text := numberedLines(256 << 10)
+	h.streamAll(text[:1], 1)
+	h.m.live.stream.capBytes = 64 << 10 // the cap at work without megabytes to render
+	h.streamAll(text[1:], 16<<10)
 
 	a := h.m.tr.entries[len(h.m.tr.entries)-1].it.(*assistantItem)
 	shown := plain(strings.Join(a.render(testCtx(80)), "\n"))
@@ -47,17 +49,17 @@ func TestHugeAnswerMarkerAndPager(t *testing.T) {
 	if strings.Contains(shown, "line 0 of") {
 		t.Error("the streaming answer still shows its first line")
 	}
-	if n := strings.Count(shown, "\n"); n > answerCap/30 {
+	if n := strings.Count(shown, "\n"); n > 3000 {
 		t.Errorf("a streaming answer keeps %d lines on screen", n)
 	}
 
 	h.events(&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: text})
 	scr := h.screen()
-	contains(t, scr, "MiB more — ctrl+t opens the pager")
+	contains(t, scr, "KiB more — ctrl+t opens the pager")
 	if !strings.Contains(plain(strings.Join(a.render(testCtx(80)), "\n")), "line 0 of") {
 		t.Error("the completed answer does not start with its head")
 	}
-	hidden := "line 25000 of" // past the first MiB
+	hidden := "line 1500 of" // past the first 64 KiB
 	if strings.Contains(plain(strings.Join(a.render(testCtx(80)), "\n")), hidden) {
 		t.Fatalf("%q should be past the cap", hidden)
 	}
@@ -217,11 +219,13 @@ func TestHugeStreamKeepsReaderPlace(t *testing.T) {
 	h := newHarness(t)
 	h.events(turnStarted(1, "go"))
 	var sb strings.Builder
-	for i := 0; sb.Len() < 1500<<10; i++ {
+	for i := 0; sb.Len() < 400<<10; i++ {
 		fmt.Fprintf(&sb, "Paragraph %d of the answer.\n\n", i)
 	}
 	text := sb.String()
-	h.streamAll(text[:1100<<10], 64<<10)
+	h.streamAll(text[:1], 1)
+	h.m.live.stream.capBytes = 64 << 10 // the cap at work without megabytes to render
+	h.streamAll(text[1:200<<10], 8<<10)
 	for range 3 {
 		h.key("pgup")
 	}
@@ -239,7 +243,7 @@ func TestHugeStreamKeepsReaderPlace(t *testing.T) {
 	}
 	a := h.m.tr.entries[len(h.m.tr.entries)-1].it.(*assistantItem)
 	shift := a.topShift()
-	h.streamAll(text[1100<<10:1400<<10], 32<<10)
+	h.streamAll(text[200<<10:240<<10], 8<<10)
 	if a.topShift() <= shift {
 		t.Fatal("streaming past the cap dropped nothing from the top")
 	}
