@@ -58,14 +58,14 @@ func TestStreamingRenderMatchesFinal(t *testing.T) {
 	a.write(text)
 	a.flush()
 	streamed := plain(strings.Join(a.render(rc), "\n"))
+	if a.stream.done == 0 {
+		t.Error("finished blocks not kept")
+	}
 	a.streaming = false
 	a.ver++
 	final := plain(strings.Join(a.render(rc), "\n"))
 	if streamed != final {
 		t.Errorf("streaming render differs from the final one:\n%s\n---\n%s", streamed, final)
-	}
-	if a.stream.done == 0 {
-		t.Error("finished blocks not kept")
 	}
 }
 
