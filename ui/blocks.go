@@ -94,7 +94,11 @@ type assistantItem struct {
 	streamText
 	streaming bool
 	note      string // shown under the answer, e.g. "interrupted"
-	chunks    chunkCache
+	stream    streamRender
+	cache     blockCache
+	// capBytes, when set, replaces answerCap: tests of the cap set it
+	// small so they need not stream megabytes.
+	capBytes int
 }
 
 func (a *assistantItem) version() int { return a.ver }
@@ -106,8 +110,12 @@ func (a *assistantItem) render(rc *renderCtx) []string {
 	if a.streaming {
 		lines = a.renderStreaming(rc, w)
 	} else {
-		head, more := headOf(a.text())
-		lines = rc.md.render(sanitize(head), w)
+		head, more := headCap(a.text(), a.limit())
+		a.cache.reset(w, rc.gen)
+		lines = rc.md.renderCached(sanitize(head), w, &a.cache)
+		// The blocks streamed are reused once, here; the cache would
+		// otherwise keep a copy of the text for as long as the session.
+		a.cache, a.stream = blockCache{}, streamRender{shift: a.stream.shift}
 		if more > 0 {
 			lines = append(lines, "", moreMarker(rc, more))
 		}

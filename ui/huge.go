@@ -2,10 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
 )
 
 // Bounds on what one message draws in the transcript, so a huge answer
@@ -13,15 +14,20 @@ import (
 // session) costs the screen a bounded amount per frame. The pager
 // (ctrl+t) has the whole text.
 const (
-	// messageCap is how much of one message's text the transcript
-	// renders: a completed message shows its first messageCap bytes, a
-	// streaming one its last, with a marker for the rest.
+	// answerCap is how much of one answer the transcript renders: a
+	// completed answer shows its first answerCap bytes, a streaming one
+	// its last, with a marker for the rest. An answer up to 1 MiB (a
+	// long review, a generated file) is shown whole.
+	answerCap = 1 << 20
+	// messageCap is answerCap for the other texts of the transcript: a
+	// user message and a reasoning block show their first 64 KiB.
 	messageCap = 64 << 10
-	// pieceCap is the most text a streaming answer renders as one
-	// markdown block; a longer stretch without a stable boundary (a long
-	// code block, a huge paragraph) is cut into pieces of this size.
+	// pieceCap is the most text a streaming answer re-renders per frame
+	// as its open tail: a longer block still open (a long code block, a
+	// huge list) is cut into pieces of about this size while it streams,
+	// and rendered whole once the answer completes.
 	pieceCap = 8 << 10
-	// tailCap is what is left of the unstable tail, re-rendered every
+	// tailCap is what is left of the open tail, re-rendered every
 	// frame, after such a cut.
 	tailCap = 4 << 10
 	// reasoningTail is how much of a reasoning block shown while it
@@ -29,121 +35,148 @@ const (
 	reasoningTail = 16 << 10
 )
 
-// piece is a stretch of a streaming answer rendered as one markdown
-// block. reopen is the opening line of the code fence the piece starts
-// inside, "" if none: it is put back in front so a cut code block still
-// renders as code.
-type piece struct {
-	start, end int
-	reopen     string
-	lines      []string
-}
-
-// chunkCache holds the rendered part of a streaming answer: the text up
-// to end, cut at stable boundaries (and, past pieceCap without one, at
-// forced ones), each piece rendered once. Only the pieces within the last
-// messageCap bytes are kept; the text before them is hidden behind a
-// marker.
-type chunkCache struct {
+// streamRender is the rendered part of a streaming answer. Every
+// top-level block of the text but the last is finished (a markdown block
+// once closed never reopens), so each is rendered once, when the next one
+// starts, and kept in the joiner; a frame renders only the open last
+// block. Only complete lines decide where blocks end (a partial "-" may
+// yet become a rule). The blocks within the last answerCap bytes are
+// kept; the text before them is hidden behind a marker.
+type streamRender struct {
 	width, gen, epoch int
-	scan              boundaryScan
-	end               int    // bytes of the text the pieces cover
-	reopen            string // the fence open at end, "" if none
-	hidden            int    // bytes before the first kept piece
-	pieces            []piece
-	lines             []string // the kept pieces' lines, joined
+	done              int    // bytes of the text whose blocks are rendered for good
+	reopen            string // the code fence open at done after a forced cut, "" if none
+	// fence says the last block rendered is a fenced code block: a
+	// fenced block right after it gets the rule prepareMarkdown puts
+	// between two code blocks.
+	fence  bool
+	j      joiner
+	marks  []blockMark // where each kept block starts
+	hidden int         // bytes before the first kept block
 	// shift counts the lines taken off the top of the render so far
-	// (dropped pieces, less the marker put there); it survives a reset,
+	// (dropped blocks, less the marker put there); it survives a reset,
 	// so the transcript can keep a scrolled-up reader's place.
 	shift int
 }
 
-// renderStreaming renders the text that became stable since the last
-// frame as new pieces, and the unstable tail after them, so a frame costs
-// the size of the new text, not of the whole answer. Only complete lines
-// decide where the stable part ends (a partial "-" may yet become a list
-// item). A new width or theme renders the kept pieces again, once; the
-// answer is rendered again when it completes.
+// blockMark is where a rendered block starts: in the text, and in the
+// joined lines.
+type blockMark struct{ at, line int }
+
+// renderStreaming renders the blocks that finished since the last frame
+// and the open tail after them, so a frame costs the size of the new
+// text, not of the whole answer. A new width or theme renders the
+// finished blocks again, once.
 func (a *assistantItem) renderStreaming(rc *renderCtx, w int) []string {
 	text := a.text()
-	c := &a.chunks
-	if c.epoch != a.epoch || c.end > len(text) || c.scan.off > len(text)+1 {
-		*c = chunkCache{width: w, gen: rc.gen, epoch: a.epoch, scan: newBoundaryScan(0, blockText), shift: c.shift}
+	s := &a.stream
+	if s.epoch != a.epoch || s.done > len(text) || s.width != w || s.gen != rc.gen {
+		*s = streamRender{width: w, gen: rc.gen, epoch: a.epoch, shift: s.shift}
 	}
-	if c.width != w || c.gen != rc.gen {
-		c.width, c.gen = w, rc.gen
-		for i := range c.pieces {
-			c.pieces[i].lines = renderPiece(rc, text, c.pieces[i], w)
+	a.cache.reset(w, rc.gen)
+	if end := strings.LastIndexByte(text, '\n') + 1; end > s.done {
+		s.commit(rc.md, text, end, w, &a.cache)
+	}
+	for len(text)-s.done > pieceCap {
+		s.force(rc.md, text, cutPoint(text, s.done, min(s.done+pieceCap, len(text)-tailCap)), w)
+	}
+	s.window(len(text), a.limit())
+	j := s.j.clone(64)
+	if tail := s.reopen + text[s.done:]; strings.TrimSpace(tail) != "" {
+		if s.fence && fenceOpener(strings.TrimLeft(tail, " ")) != "" {
+			tail = "---\n\n" + tail
 		}
-		c.join()
+		rc.md.blockRender(&j, prepareMarkdown(sanitize(tail)), w, nil)
 	}
-	c.scan.feed(text, false)
-	if c.scan.best > c.end {
-		c.commit(rc, text, c.scan.best, w)
-		c.reopen = "" // a stable boundary is outside any fence
+	lines := j.done()
+	if s.hidden > 0 {
+		return append([]string{rc.st.Muted.Render(fmt.Sprintf("… %s earlier — ctrl+t opens the pager", fmtSize(s.hidden))), ""}, lines...)
 	}
-	for len(text)-c.end > pieceCap {
-		c.commit(rc, text, cutPoint(text, c.end, len(text)-tailCap), w)
-	}
-	tail := rc.md.render(sanitize(c.reopen+text[c.end:]), w)
-	out := make([]string, 0, len(c.lines)+len(tail)+2)
-	if c.hidden > 0 {
-		out = append(out, rc.st.Muted.Render(fmt.Sprintf("… %s earlier — ctrl+t opens the pager", fmtSize(c.hidden))), "")
-	}
-	return joinBlocks(append(out, c.lines...), tail)
+	return lines
 }
 
-// commit moves the covered part of the text to upto: the new text is
-// cut into pieces of at most pieceCap, and those within the last
-// messageCap bytes are rendered; pieces that fell out of that window are
-// dropped.
-func (c *chunkCache) commit(rc *renderCtx, text string, upto, w int) {
-	hadMarker := c.hidden > 0
-	for c.end < upto {
-		e := upto
-		if e-c.end > pieceCap {
-			e = cutPoint(text, c.end, c.end+pieceCap)
-		}
-		p := piece{start: c.end, end: e, reopen: c.reopen}
-		c.reopen = fenceAfter(text, c.end, e, c.reopen)
-		c.end = e
-		if len(text)-p.start > messageCap {
-			c.hidden = p.end
-			continue
-		}
-		p.lines = renderPiece(rc, text, p, w)
-		c.pieces = append(c.pieces, p)
+// commit renders the blocks of text[s.done:end] (complete lines) that a
+// later block follows, and moves done to the start of the last one.
+func (s *streamRender) commit(md *markdown, text string, end, w int, cache *blockCache) {
+	src := s.reopen + text[s.done:end]
+	blocks, _ := md.splitBlocks(src)
+	if len(blocks) < 2 {
+		return
 	}
-	n := 0
-	for n < len(c.pieces) && len(text)-c.pieces[n].start > messageCap {
-		c.hidden = c.pieces[n].end
-		if len(c.pieces[n].lines) > 0 {
-			c.shift += len(c.pieces[n].lines) + 1 // its lines and the blank after them
+	last := blocks[len(blocks)-1].start
+	if last < len(s.reopen) {
+		return
+	}
+	for i, b := range blocks[:len(blocks)-1] {
+		if b.end-b.start > pieceCap {
+			// A block this long is cut into pieces (see force), so the
+			// window can drop part of it.
+			s.done += max(0, b.start-len(s.reopen))
+			if i > 0 {
+				s.reopen = ""
+			}
+			return
 		}
-		n++
+		s.marks = append(s.marks, blockMark{at: s.done + max(0, b.start-len(s.reopen)), line: len(s.j.lines)})
+		block := src[b.start:b.end]
+		fence := b.kind == ast.KindFencedCodeBlock
+		if s.fence && fence {
+			block = "---\n\n" + block
+		}
+		md.blockRender(&s.j, prepareMarkdown(sanitize(block)), w, cache)
+		s.fence = fence
 	}
-	if !hadMarker && c.hidden > 0 {
-		c.shift -= 2 // the marker and its blank line
-	}
-	c.pieces = slices.Delete(c.pieces, 0, n)
-	c.join()
+	s.done += last - len(s.reopen)
+	s.reopen = "" // a block boundary is outside any fence
 }
 
-// join rebuilds the joined lines of the kept pieces.
-func (c *chunkCache) join() {
-	c.lines = c.lines[:0]
-	for _, p := range c.pieces {
-		c.lines = joinBlocks(c.lines, p.lines)
+// force renders text[s.done:cut] as it is, the open block cut there (a
+// code block is opened again after the cut).
+func (s *streamRender) force(md *markdown, text string, cut, w int) {
+	s.marks = append(s.marks, blockMark{at: s.done, line: len(s.j.lines)})
+	md.blockRender(&s.j, prepareMarkdown(sanitize(s.reopen+text[s.done:cut])), w, nil)
+	s.reopen = fenceAfter(text, s.done, cut, s.reopen)
+	s.done, s.fence = cut, false
+}
+
+// window drops the kept blocks that fell out of the last answerCap
+// bytes of a text n bytes long (in steps of an eighth of it, so the
+// lines are not copied at every block).
+func (s *streamRender) window(n, limit int) {
+	if len(s.marks) == 0 || n-s.marks[0].at <= limit+limit/8 {
+		return
 	}
+	k := 0
+	for k < len(s.marks)-1 && n-s.marks[k].at > limit {
+		k++
+	}
+	drop := s.marks[k].line
+	for drop < len(s.j.lines) && blank(s.j.lines[drop]) {
+		drop++
+	}
+	if s.hidden == 0 {
+		s.shift -= 2 // the marker and its blank line
+	}
+	s.hidden = s.marks[k].at
+	s.shift += drop
+	s.j.lines = append([]string(nil), s.j.lines[drop:]...)
+	s.marks = append([]blockMark(nil), s.marks[k:]...)
+	for i := range s.marks {
+		s.marks[i].line = max(0, s.marks[i].line-drop)
+	}
+}
+
+// limit is the answer's cap: answerCap, or capBytes where a test set it.
+func (a *assistantItem) limit() int {
+	if a.capBytes > 0 {
+		return a.capBytes
+	}
+	return answerCap
 }
 
 // topShift is how many lines the answer's renders have taken off its top
-// so far (see chunkCache.shift).
-func (a *assistantItem) topShift() int { return a.chunks.shift }
-
-func renderPiece(rc *renderCtx, text string, p piece, w int) []string {
-	return rc.md.render(sanitize(p.reopen+text[p.start:p.end]), w)
-}
+// so far (see streamRender.shift).
+func (a *assistantItem) topShift() int { return a.stream.shift }
 
 // cutPoint picks where to cut text between lo and at (lo < at): after
 // the last line break before at, else after the last space in the 256
@@ -199,11 +232,14 @@ func fenceAfter(text string, start, end int, open string) string {
 // headOf is the part of a completed message the transcript shows: all of
 // it up to messageCap, else its first messageCap bytes cut at a line
 // break where there is one; more is how many bytes are left out.
-func headOf(text string) (head string, more int) {
-	if len(text) <= messageCap {
+func headOf(text string) (head string, more int) { return headCap(text, messageCap) }
+
+// headCap is headOf with a cap of n bytes.
+func headCap(text string, n int) (head string, more int) {
+	if len(text) <= n {
 		return text, 0
 	}
-	cut := cutPoint(text, 0, messageCap)
+	cut := cutPoint(text, 0, n)
 	return text[:cut], len(text) - cut
 }
 

@@ -28,14 +28,16 @@ func (h *harness) streamAll(text string, d int) {
 	}
 }
 
-// TestHugeAnswerMarkerAndPager: a 2 MiB answer shows only its latest part
+// TestHugeAnswerMarkerAndPager: an answer past its cap shows only its latest part
 // while streaming, its head with a marker once complete, and the pager
 // (ctrl+t) has a line from the part the transcript hides.
 func TestHugeAnswerMarkerAndPager(t *testing.T) {
 	h := newHarness(t)
 	h.events(turnStarted(1, "write the report"))
-	text := numberedLines(2 << 20)
-	h.streamAll(text, 64<<10)
+	text := numberedLines(256 << 10)
+	h.streamAll(text[:1], 1)
+	h.m.live.stream.capBytes = 64 << 10 // the cap at work without megabytes to render
+	h.streamAll(text[1:], 16<<10)
 
 	a := h.m.tr.entries[len(h.m.tr.entries)-1].it.(*assistantItem)
 	shown := plain(strings.Join(a.render(testCtx(80)), "\n"))
@@ -53,11 +55,11 @@ func TestHugeAnswerMarkerAndPager(t *testing.T) {
 
 	h.events(&loop.MessageCompleted{Header: hdr(loop.TypeMessageCompleted, 1, 0), Content: text})
 	scr := h.screen()
-	contains(t, scr, "MiB more — ctrl+t opens the pager")
+	contains(t, scr, "KiB more — ctrl+t opens the pager")
 	if !strings.Contains(plain(strings.Join(a.render(testCtx(80)), "\n")), "line 0 of") {
 		t.Error("the completed answer does not start with its head")
 	}
-	hidden := "line 15000 of" // past the first 64 KiB
+	hidden := "line 1500 of" // past the first 64 KiB
 	if strings.Contains(plain(strings.Join(a.render(testCtx(80)), "\n")), hidden) {
 		t.Fatalf("%q should be past the cap", hidden)
 	}
@@ -112,7 +114,7 @@ func TestHugeResumedMessage(t *testing.T) {
 		}
 	})
 	contains(t, h.screen(), "MiB more — ctrl+t opens the pager")
-	if n := h.m.look.md.bytes; n > 2*messageCap {
+	if n := h.m.look.md.bytes; n > answerCap+2*messageCap {
 		t.Errorf("the first frame rendered %d bytes of markdown", n)
 	}
 	h.key("ctrl+o") // reasoning shown: capped too
@@ -221,7 +223,9 @@ func TestHugeStreamKeepsReaderPlace(t *testing.T) {
 		fmt.Fprintf(&sb, "Paragraph %d of the answer.\n\n", i)
 	}
 	text := sb.String()
-	h.streamAll(text[:200<<10], 8<<10)
+	h.streamAll(text[:1], 1)
+	h.m.live.stream.capBytes = 64 << 10 // the cap at work without megabytes to render
+	h.streamAll(text[1:200<<10], 8<<10)
 	for range 3 {
 		h.key("pgup")
 	}

@@ -5,7 +5,7 @@ import (
 
 	"charm.land/glamour/v2"
 	gansi "charm.land/glamour/v2/ansi"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark/parser"
 )
 
 // markdown renders markdown with one glamour renderer per wrap width,
@@ -19,7 +19,12 @@ type markdown struct {
 	styleOf func() gansi.StyleConfig
 	style   *gansi.StyleConfig
 	byWidth map[int]*glamour.TermRenderer
-	bytes   int // text handed to glamour so far, for tests and benchmarks
+	// parser finds a text's top-level blocks (render_blocks.go);
+	// sentinels memoises the sentinel paragraph's output per width.
+	parser    parser.Parser
+	sentinels map[int]string
+	named     bool // style's code colours are registered under their own name (render_chroma.go)
+	bytes     int  // text handed to glamour so far, for tests and benchmarks
 }
 
 func newMarkdown(style gansi.StyleConfig) *markdown {
@@ -31,31 +36,44 @@ func lazyMarkdown(styleOf func() gansi.StyleConfig) *markdown {
 	return &markdown{styleOf: styleOf, byWidth: map[int]*glamour.TermRenderer{}}
 }
 
-// renderAt returns text as styled lines at most w columns wide, without
-// leading or trailing blank lines. It falls back to plain wrapping if
-// glamour fails. (render is the entry point: it gives tables their own
-// width.)
-func (md *markdown) renderAt(text string, w int) []string {
-	w = max(8, w)
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
+// renderer is the glamour renderer for width w, built on first use; nil
+// if glamour refuses the style.
+func (md *markdown) renderer(w int) *glamour.TermRenderer {
 	r := md.byWidth[w]
 	if r == nil {
 		if md.style == nil {
 			st := md.styleOf()
 			md.style = &st
 		}
+		if !md.named {
+			st := namedChroma(*md.style)
+			md.style, md.named = &st, true
+		}
 		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStyles(*md.style), glamour.WithWordWrap(w))
+		// Code in 24-bit colour, the theme's own (the screen downsamples
+		// for the terminal): chroma's 256-colour table picks between
+		// equally near colours by map order, so the same code came out in
+		// two colours from one render to the next.
+		r, err = glamour.NewTermRenderer(glamour.WithStyles(*md.style), glamour.WithWordWrap(w), glamour.WithChromaFormatter("terminal16m"))
 		if err != nil {
-			return wrapText(text, w)
+			return nil
 		}
 		md.byWidth[w] = r
 	}
-	md.bytes += len(text)
-	out, err := r.Render(prepareMarkdown(text))
-	if err != nil {
+	return r
+}
+
+// renderAt returns text as styled lines at most w columns wide, without
+// leading or trailing blank lines: glamour's render of the whole text.
+// It falls back to plain wrapping if glamour fails. (render is the entry
+// point: it renders block by block and gives tables their own width.)
+func (md *markdown) renderAt(text string, w int) []string {
+	w = max(8, w)
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	out, ok := md.renderRaw(prepareMarkdown(text), w)
+	if !ok {
 		return wrapText(text, w)
 	}
 	return tidyLines(out, w)
@@ -69,20 +87,12 @@ func tidyLines(s string, w int) []string {
 	raw := strings.Split(s, "\n")
 	out := make([]string, 0, len(raw))
 	for _, l := range raw {
-		t := trimStyledRight(l)
-		if strings.Contains(t, "\x1b[") {
-			t += "\x1b[m"
-		}
-		if ansi.StringWidth(t) > w {
-			out = append(out, wrapKeepIndent(t, w)...)
-			continue
-		}
-		out = append(out, t)
+		out = fitLine(out, l, w)
 	}
-	for len(out) > 0 && ansi.Strip(out[0]) == "" {
+	for len(out) > 0 && blank(out[0]) {
 		out = out[1:]
 	}
-	for len(out) > 0 && ansi.Strip(out[len(out)-1]) == "" {
+	for len(out) > 0 && blank(out[len(out)-1]) {
 		out = out[:len(out)-1]
 	}
 	return out
@@ -109,101 +119,4 @@ func trimStyledRight(s string) string {
 		}
 	}
 	return s
-}
-
-// stableBoundary returns the byte offset where the stable part of a
-// streaming markdown text ends: the last blank line outside a code fence
-// that does not split a list, table, quote or indented block. Text before
-// it renders the same however the stream goes on. It returns 0 when there
-// is none.
-func stableBoundary(text string) int {
-	s := newBoundaryScan(0, blockText)
-	s.feed(text, true)
-	return s.best
-}
-
-// boundaryScan is stableBoundary's scan kept between frames, so a
-// streaming answer is scanned once however often it is redrawn: off is
-// where it stopped (a line start), best the last stable boundary found.
-type boundaryScan struct {
-	off, best, blankAt int
-	inFence            bool
-	prev               blockKind
-}
-
-func newBoundaryScan(from int, prev blockKind) boundaryScan {
-	return boundaryScan{off: from, best: from, blankAt: -1, prev: prev}
-}
-
-// feed scans text[s.off:], a longer version of the text scanned so far:
-// its complete lines, and with partial the last unfinished line too.
-func (s *boundaryScan) feed(text string, partial bool) {
-	splits := func(next blockKind) bool {
-		return s.blankAt >= 0 && next != blockIndent && (next == blockText || next != s.prev)
-	}
-	for s.off < len(text) {
-		end := strings.IndexByte(text[s.off:], '\n')
-		if end < 0 {
-			if !partial {
-				return
-			}
-			end = len(text) - s.off
-		}
-		line := text[s.off : s.off+end]
-		trimmed := strings.TrimLeft(line, " ")
-		switch {
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			if !s.inFence && splits(kindOf(line)) {
-				s.best = s.blankAt
-			}
-			s.inFence, s.blankAt, s.prev = !s.inFence, -1, blockText
-		case s.inFence:
-		case strings.TrimSpace(line) == "":
-			if s.blankAt < 0 {
-				s.blankAt = s.off
-			}
-		default:
-			k := kindOf(line)
-			if splits(k) {
-				s.best = s.blankAt
-			}
-			s.blankAt, s.prev = -1, k
-		}
-		s.off += end + 1
-	}
-}
-
-// blockKind classifies a markdown line for stableBoundary.
-type blockKind int
-
-const (
-	blockText blockKind = iota
-	blockList
-	blockTable
-	blockQuote
-	blockIndent
-)
-
-// kindOf tells which kind of block a line starts or continues.
-func kindOf(line string) blockKind {
-	switch {
-	case line == "":
-		return blockText
-	case line[0] == ' ' || line[0] == '\t':
-		return blockIndent
-	case line[0] == '|':
-		return blockTable
-	case line[0] == '>':
-		return blockQuote
-	case len(line) > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ':
-		return blockList
-	}
-	i := 0
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
-	if i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') {
-		return blockList
-	}
-	return blockText
 }

@@ -7,75 +7,24 @@ import (
 )
 
 // render returns text as styled lines at most w columns wide, without
-// leading or trailing blank lines. A table gets the width its cells
-// need (up to w) instead of stretching across the screen; the rest
-// wraps at w.
+// leading or trailing blank lines: block by block (render_blocks.go), as
+// glamour renders the whole text, except that a table gets the width its
+// cells need (up to w) instead of stretching across the screen, one blank
+// line from the text around it.
 func (md *markdown) render(text string, w int) []string {
-	segs := splitTables(text, max(8, w))
-	if len(segs) == 1 {
-		return md.renderAt(text, w)
-	}
-	var out []string
-	for _, s := range segs {
-		lines := md.renderAt(s.text, s.width)
-		if len(lines) == 0 {
-			continue
-		}
-		if len(out) > 0 {
-			out = append(out, "")
-		}
-		out = append(out, lines...)
-	}
-	return out
+	return md.renderCached(text, w, nil)
 }
 
-// mdSegment is a part of a markdown text and the width it renders at.
-type mdSegment struct {
-	text  string
-	width int
-}
-
-// splitTables cuts text into its tables (outside code fences) and the
-// text around them; a table's width is what its widest cells need.
-func splitTables(text string, w int) []mdSegment {
-	if !strings.Contains(text, "|") {
-		return []mdSegment{{text, w}}
+// renderCached is render reusing, and filling, the blocks in cache (nil:
+// none).
+func (md *markdown) renderCached(text string, w int, cache *blockCache) []string {
+	w = max(8, w)
+	if strings.TrimSpace(text) == "" {
+		return nil
 	}
-	lines := strings.SplitAfter(text, "\n")
-	var segs []mdSegment
-	var cur strings.Builder
-	flush := func(width int) {
-		if cur.Len() > 0 {
-			segs = append(segs, mdSegment{cur.String(), width})
-			cur.Reset()
-		}
-	}
-	fence := ""
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		trimmed := strings.TrimLeft(l, " ")
-		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-		case fenceOpener(trimmed) != "":
-			fence = fenceOpener(trimmed)[:3]
-		case isTableRow(l) && i+1 < len(lines) && isDelimiterRow(lines[i+1]):
-			flush(w)
-			j := i
-			for j < len(lines) && isTableRow(lines[j]) {
-				cur.WriteString(lines[j])
-				j++
-			}
-			flush(min(w, tableWidth(lines[i:j])))
-			i = j - 1
-			continue
-		}
-		cur.WriteString(l)
-	}
-	flush(w)
-	return segs
+	var j joiner
+	md.blockRender(&j, prepareMarkdown(text), w, cache)
+	return j.done()
 }
 
 // isTableRow reports a line that reads as a pipe-table row.

@@ -37,8 +37,8 @@ func TestGoldenMarkdownLayout(t *testing.T) {
 
 func TestSplitTablesIgnoresFences(t *testing.T) {
 	text := "```\n| a | b |\n|---|---|\n```\n"
-	if segs := splitTables(text, 80); len(segs) != 1 {
-		t.Fatalf("a table inside a fence was split out: %+v", segs)
+	if blocks, _ := newMarkdown(themes.Plain().Glamour()).splitBlocks(text); len(blocks) != 1 || blocks[0].table() {
+		t.Fatalf("a table inside a fence was split out: %+v", blocks)
 	}
 	if got := separateCodeBlocks("```\na\n```\ntext\n```\nb\n```\n"); strings.Contains(got, "---") {
 		t.Fatalf("blocks with text between got a rule: %q", got)

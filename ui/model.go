@@ -245,6 +245,9 @@ func (m *Model) sync() {
 	if m.chromeDirty && m.pager != nil {
 		m.renderPager() // its status line shows the hints
 	}
+	if m.trDirty && m.pager != nil {
+		m.refreshPager() // it follows the transcript while open
+	}
 	if m.chromeDirty || m.inputDirty {
 		if m.chromeDirty {
 			m.renderChrome()

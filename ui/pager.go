@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -13,7 +14,8 @@ import (
 
 // pager is the full-screen reader over the whole transcript (Ctrl+T):
 // every tool call with its full arguments, output, error and diff, the
-// reasoning and the answers. It is a snapshot taken when it opens.
+// reasoning and the answers. It follows the transcript while open (a
+// running command's output, a streaming answer): see refreshPager.
 type pager struct {
 	text  []string   // the snapshot's lines, unwrapped
 	lines []string   // wrapped to the width, plain
@@ -35,6 +37,10 @@ type pager struct {
 	// shows over the dialog, which comes back when it closes.
 	overModal bool
 	view      string
+	// sig is the transcript's signature when the pager was built, at
+	// taken; refreshPager builds it again when the transcript changed.
+	sig   uint64
+	taken time.Time
 }
 
 // lineKind styles a pager line.
@@ -51,13 +57,50 @@ const (
 
 // openPager snapshots the transcript and shows it, at the end.
 func (m *Model) openPager() tea.Cmd {
-	p := &pager{}
+	p := &pager{sig: m.transcriptSig(), taken: m.ui.now}
 	m.pagerSnapshot(p)
 	m.pager = p
 	p.layout(m.width)
 	p.top = len(p.lines)
 	m.renderPager()
 	return nil
+}
+
+// transcriptSig changes whenever what the pager shows of the transcript
+// does: an item added or removed, or one's content changed.
+func (m *Model) transcriptSig() uint64 {
+	sig := uint64(len(m.tr.entries))
+	for _, e := range m.tr.entries {
+		sig = sig*1099511628211 + uint64(e.it.version()) + 1
+	}
+	return sig
+}
+
+// refreshPager builds the open pager again when the transcript changed
+// since it was built (at most once a frame): a reader at the end stays at
+// the end, following new output; one scrolled up keeps the line at the
+// top; the search is run again.
+func (m *Model) refreshPager() {
+	p := m.pager
+	if p == nil || m.ui.now.Sub(p.taken) < frameInterval {
+		return
+	}
+	sig := m.transcriptSig()
+	if sig == p.sig {
+		return
+	}
+	atEnd := p.top >= len(p.lines)-m.pagerRows()
+	q := &pager{sig: sig, taken: m.ui.now, top: p.top, query: p.query, typing: p.typing, input: p.input, overModal: p.overModal}
+	m.pagerSnapshot(q)
+	q.layout(m.width)
+	if atEnd {
+		q.top = len(q.lines)
+	}
+	if len(q.matches) > 0 {
+		q.cur = min(p.cur, len(q.matches)-1)
+	}
+	m.pager = q
+	m.renderPager()
 }
 
 // pagerSnapshot turns the transcript's items into the pager's lines. A

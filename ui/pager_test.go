@@ -106,3 +106,27 @@ func TestPagerNamesADeniedCall(t *testing.T) {
 	h.key("ctrl+t")
 	contains(t, h.screen(), "⚙ write_file · w1 · denied ·")
 }
+
+// TestPagerFollowsRunningCommand (issue 24, defect 9): the pager opened
+// while a command runs shows its output as it comes, not a snapshot of
+// the moment it opened; a reader at the end stays at the end.
+func TestPagerFollowsRunningCommand(t *testing.T) {
+	h := newHarness(t)
+	h.size(100, 30)
+	h.events(turnStarted(1, "go"),
+		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "x", Name: "terminal", Arguments: `{"command":"go test ./..."}`},
+		&loop.ToolOutput{Header: hdr(loop.TypeToolOutput, 1, 100*time.Millisecond), ID: "x", Text: "ok  pkg/first\n"},
+	)
+	h.key("ctrl+t")
+	contains(t, h.screen(), "pager", "ok  pkg/first")
+	for i := range 40 {
+		h.clk.advance(frameInterval)
+		h.events(&loop.ToolOutput{Header: hdr(loop.TypeToolOutput, 1, time.Second), ID: "x", Text: fmt.Sprintf("ok  pkg/later%02d\n", i)})
+		h.send(frameMsg{})
+	}
+	s := h.screen()
+	contains(t, s, "pager", "ok  pkg/later39")
+	if h.m.pager == nil {
+		t.Fatal("the pager closed")
+	}
+}

@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"talaria/loop"
+	"talaria/themes"
+)
+
+// wholeRender is the reference the block renderer must match: glamour's
+// render of the whole text, except that each table is rendered alone at
+// the width its cells need, one blank line from the text around it (the
+// layout the transcript has always used).
+func wholeRender(md *markdown, text string, w int) []string {
+	w = max(8, w)
+	src := prepareMarkdown(text)
+	blocks, _ := md.splitBlocks(src)
+	var out []string
+	add := func(ls []string) {
+		if len(ls) == 0 {
+			return
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, ls...)
+	}
+	from := 0
+	for _, b := range blocks {
+		if !b.table() {
+			continue
+		}
+		add(md.renderAt(src[from:b.start], w))
+		seg := src[b.start:b.end]
+		add(md.renderAt(seg, min(w, tableWidth(tableRows(seg)))))
+		from = b.end
+	}
+	add(md.renderAt(src[from:], w))
+	return out
+}
+
+// corpus is every answer of testdata/answers by name.
+func corpus(t testing.TB) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "answers", "*.md"))
+	if err != nil || len(files) < 10 {
+		t.Fatalf("corpus: %d files, %v", len(files), err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f)] = sanitize(string(b))
+	}
+	return out
+}
+
+// firstDiff describes where two renders part.
+func firstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			from := max(0, i-3)
+			return fmt.Sprintf("line %d of %d/%d:\n got: %q\nwant: %q\ncontext (want):\n%s", i, len(got), len(want), got[i], want[i],
+				ansi.Strip(strings.Join(want[from:min(len(want), i+3)], "\n")))
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
+}
+
+func sameLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBlockRenderMatchesWhole: over the corpus of answers (lists around
+// code blocks, numbered lists that go on after a paragraph, tables,
+// reference links, adjacent code blocks, quotes, setext headings, HTML,
+// wide characters, and a 43 KB and an 86 KB review), in every theme and
+// at three widths, the block-by-block render is byte for byte glamour's
+// render of the whole text.
+func TestBlockRenderMatchesWhole(t *testing.T) {
+	texts := corpus(t)
+	for _, theme := range append(themes.Names(), "plain") {
+		th, ok := themes.Lookup(theme)
+		if theme == "plain" {
+			th, ok = themes.Plain(), true
+		}
+		if !ok {
+			t.Fatalf("theme %s", theme)
+		}
+		for _, w := range []int{38, 78, 118} {
+			md := newMarkdown(th.Glamour())
+			for name, text := range texts {
+				if len(text) > 16<<10 && (w != 78 || theme != "dark" && theme != "light") {
+					continue // the long answers once per palette kind: they cost seconds under -race
+				}
+				want := wholeRender(md, text, w)
+				got := md.render(text, w)
+				for try := 0; try < 2 && !sameLines(got, want); try++ {
+					// chroma gives each token match 250 ms; on a loaded
+					// machine under -race one can time out and lex a
+					// word in two: render both again before failing.
+					want, got = wholeRender(md, text, w), md.render(text, w)
+				}
+				if !sameLines(got, want) {
+					t.Errorf("%s, %s, width %d: the block render differs from the whole render at %s", name, theme, w, firstDiff(got, want))
+				}
+			}
+		}
+	}
+}
+
+// TestStreamedAnswerRendersAsWhole: each answer of the corpus streamed in
+// 24-byte deltas, a frame every 100 of them: the last streamed frame and
+// the completed answer read as the whole render, and completing the
+// answer renders only what was still open (the blocks rendered while it
+// streamed are reused).
+func TestStreamedAnswerRendersAsWhole(t *testing.T) {
+	th, _ := themes.Lookup("dark")
+	st := th.Styles()
+	for name, text := range corpus(t) {
+		rc := &renderCtx{width: 100, st: &st, md: newMarkdown(th.Glamour())}
+		a := &assistantItem{streaming: true}
+		for i, n := 0, 0; i < len(text); i, n = i+streamChunk, n+1 {
+			a.write(text[i:min(len(text), i+streamChunk)])
+			if n%100 == 99 {
+				a.flush()
+				_ = a.render(rc)
+			}
+		}
+		a.flush()
+		streamed := a.render(rc)
+		want := wholeRender(newMarkdown(th.Glamour()), text, 98)
+		prefix := func(ls []string) []string {
+			for i := range ls {
+				ls[i] = strings.TrimPrefix(strings.TrimPrefix(ls[i], rc.st.Accent.Render("● ")), "  ")
+			}
+			return ls
+		}
+		if strings.Contains(text, "]: ") { // reference links resolve once the definitions came
+			streamed = nil
+		}
+		if streamed != nil && !sameLines(prefix(streamed), want) {
+			t.Errorf("%s: the last streamed frame differs from the whole render at %s", name, firstDiff(streamed, want))
+		}
+		before := rc.md.bytes
+		a.set(text)
+		a.streaming = false
+		a.ver++
+		final := prefix(a.render(rc))
+		if !sameLines(final, want) {
+			t.Errorf("%s: the completed answer differs from the whole render at %s", name, firstDiff(final, want))
+		}
+		if spent := rc.md.bytes - before; len(text) > 16<<10 && spent > len(text)/4 {
+			t.Errorf("%s: completing a %d-byte answer rendered %d bytes again", name, len(text), spent)
+		}
+	}
+}
+
+// TestStreamedAnswerShownWhole: the 86 KB answer streamed through the
+// screen ends with its last line on screen, not cut at 64 KiB with a
+// marker.
+func TestStreamedAnswerShownWhole(t *testing.T) {
+	clk := &clock{now: t0}
+	m := streamModel(t, clk)
+	text := corpusAnswer(t, "12-review-86k.md")
+	streamThrough(m, clk, text)
+	got := ansi.Strip(m.View().Content)
+	if !strings.Contains(got, "That is everything I found.") || strings.Contains(got, "opens the pager") {
+		t.Fatalf("the answer's last line is not on screen:\n%s", got)
+	}
+	m.Update(eventsMsg{evs: []loop.Event{turnStarted(2, "again")}})
+}
