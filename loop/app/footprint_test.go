@@ -16,9 +16,16 @@ import (
 // time: issue 29's seccomp filter library and shell parser 0.7 MiB, the
 // ACP SDK 0.59 MiB, the LSP client, HTML parser and web_fetch 0.42 MiB,
 // hooks, rules, commands, execute_code, structured output and the TUI's
-// clipboard and notifications about 0.1 MiB each (32.79 MiB in all),
-// rounded up to 33 MiB. The next dependency must make room or say why.
-const maxBinary = 33 << 20
+// clipboard and notifications about 0.1 MiB each (32.79 MiB in all);
+// then the fourth sitting's (33.90 MiB): html-to-markdown for web_fetch
+// (issue 26 asks for a maintained converter) 0.34 MiB, fsnotify for
+// checkpoints from file events (issue 31) 0.16 MiB, the model picker,
+// setup dialog, fork and Markdown export 0.23 MiB, image input, the @
+// finder (sahilm/fuzzy), the trust and remember dialogs, hook and
+// execute_code cards and the block renderer about 0.1 MiB each. Stripped
+// (-ldflags=-s -w) it is 25.15 MiB. Rounded up to 34 MiB; the next
+// dependency must make room or say why.
+const maxBinary = 34 << 20
 
 // TestTheBinaryFitsItsBudget fails when a change (a new dependency, most
 // likely) takes the binary the e2e tests built over its budget. The figure is
