@@ -317,7 +317,7 @@ func similarNames(dir, name string, n int) []string {
 		case stem != "" && strings.TrimSuffix(le, filepath.Ext(le)) == stem:
 			score = 1
 		default:
-			if d := editDistance(lname, le, 3); d <= 2 || (d <= 3 && len(lname) > 8) {
+			if d := EditDistance(lname, le, 3); d <= 2 || (d <= 3 && len(lname) > 8) {
 				score = 1 + d
 			} else if len(lname) >= 3 && (strings.Contains(le, stem) || strings.Contains(lname, strings.TrimSuffix(le, filepath.Ext(le)))) && len(le) >= 3 {
 				score = 5
@@ -338,34 +338,4 @@ func similarNames(dir, name string, n int) []string {
 		out = append(out, cands[i].name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, or bound+1
-// when it is known to exceed bound.
-func editDistance(a, b string, bound int) int {
-	if d := len(a) - len(b); d > bound || -d > bound {
-		return bound + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > bound {
-			return bound + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

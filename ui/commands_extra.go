@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"talaria/tools"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -39,7 +41,7 @@ func suggestCommand(name string) string {
 	sort.Strings(names) // ties go to the alphabetically first
 	best, bestD := "", 1<<30
 	for _, n := range names {
-		d := editDistance(name, n)
+		d := tools.EditDistance(name, n, -1)
 		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
 			d = min(d, 1)
 		}
@@ -51,28 +53,6 @@ func suggestCommand(name string) string {
 		return best
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // statusText is /status: the session, model, working directory, context

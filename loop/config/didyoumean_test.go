@@ -28,14 +28,3 @@ func TestUnknownKeyDidYouMean(t *testing.T) {
 		t.Errorf("a key like no other got a guess: %v", err)
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"provder", "provider", 1}, {"é", "e", 1}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
