@@ -240,42 +240,8 @@ func (s *Store) take(ctx context.Context, root string, onDir func(abs string, li
 	}
 	// Every other name in the listed directories: ignored, or gone
 	// unseen. Recorded by stat, so that a rewind knows it was there.
-	for _, dir := range dirs {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
-		names, err := readNames(dir)
-		if err != nil {
-			if dir != root {
-				markOpaque(m, relSlash(root, dir))
-				continue
-			}
-			return nil, fmt.Errorf("checkpoint: reading %s: %w", root, err)
-		}
-		for _, name := range names {
-			p := filepath.Join(dir, name)
-			rel := relSlash(root, p)
-			if name == ".git" || seen[rel] || within(home, p) {
-				continue
-			}
-			info, err := os.Lstat(p)
-			if err != nil {
-				continue
-			}
-			e := statEntry(rel, info)
-			e.Ignored = true
-			switch e.Type {
-			case TypeDir:
-				e.Opaque = true
-			case TypeSymlink:
-				if e.Target, err = os.Readlink(p); err != nil {
-					continue
-				}
-			}
-			if err := add(e); err != nil {
-				return nil, fmt.Errorf("checkpoint: %w", err)
-			}
-		}
+	if err := listIgnored(ctx, m, root, home, dirs, seen, add); err != nil {
+		return nil, err
 	}
 	if err := s.hashAll(ctx, m, todo); err != nil {
 		return nil, err

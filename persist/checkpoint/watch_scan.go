@@ -183,7 +183,11 @@ func (s *Store) takeDelta(ctx context.Context, prev *walked, d dirtySet, w *Watc
 		return nil, fmt.Errorf("checkpoint: walking %s: %w", root, err)
 	}
 	part := &Manifest{Root: root, Entries: fresh}
-	if err := listIgnored(ctx, part, root, home, dirs, seen); err != nil {
+	addIgnored := func(e Entry) error {
+		part.Entries = append(part.Entries, e)
+		return nil
+	}
+	if err := listIgnored(ctx, part, root, home, dirs, seen, addIgnored); err != nil {
 		return nil, err
 	}
 	if err := s.hashAll(ctx, part, todo); err != nil {
@@ -260,10 +264,10 @@ func (s *Store) takeDelta(ctx context.Context, prev *walked, d dirtySet, w *Watc
 	return &walked{m: m, trees: trees, cache: deltaCache(prev.cache, m, part.Entries, todo, start, dropped)}, nil
 }
 
-// listIgnored adds to m every name of dirs (absolute, listed directories)
-// the walk did not give, by its stat: ignored, or gone unseen (take's
-// second pass).
-func listIgnored(ctx context.Context, m *Manifest, root, home string, dirs []string, seen map[string]bool) error {
+// listIgnored adds (through add) every name of dirs (absolute, listed
+// directories) the walk did not give, by its stat: ignored, or gone unseen
+// (the second pass of a walk and of a delta scan).
+func listIgnored(ctx context.Context, m *Manifest, root, home string, dirs []string, seen map[string]bool, add func(Entry) error) error {
 	for _, dir := range dirs {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
@@ -296,7 +300,9 @@ func listIgnored(ctx context.Context, m *Manifest, root, home string, dirs []str
 					continue
 				}
 			}
-			m.Entries = append(m.Entries, e)
+			if err := add(e); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
 		}
 	}
 	return nil
