@@ -70,7 +70,10 @@ func TestEventTableMatchesContract(t *testing.T) {
 		}
 		docs += string(contract)
 	} else {
-		t.Log("no shared/CONTRACT.md above this checkout: checking the table against README.md only")
+		// README documents only what goes beyond the contract: without
+		// the contract beside the checkout (a clone elsewhere, as CI's)
+		// there is nothing to check the names against.
+		t.Skip("no shared/CONTRACT.md above this checkout: the event names cannot be checked against it")
 	}
 	for _, n := range eventNames {
 		if !strings.Contains(docs, "`"+n+"`") && !strings.Contains(docs, "`"+n+" {") {
