@@ -80,6 +80,38 @@ func (s *Store) saveCacheFile(p string, c statCache) error {
 // checkpoint.
 var ErrTooLarge = errors.New("the working tree is too large to checkpoint")
 
+// leafEntry is the entry of the non-directory p (rel in the tree, info
+// its lstat): a link with its target, a special file by its type, a file
+// too big by its size, or a file with its blob when the stat cache holds
+// one for that very stat — else hash is set, with st the stat to hash it
+// under. ok is false for a link that vanished before it was read. The
+// walk and the event-driven scan decide each name here.
+func (s *Store) leafEntry(rel, p string, info fs.FileInfo, cache statCache) (e Entry, st cacheEntry, hash, ok bool) {
+	e = statEntry(rel, info)
+	if e.Type == TypeSymlink {
+		target, err := os.Readlink(p)
+		if err != nil {
+			return Entry{}, cacheEntry{}, false, false
+		}
+		e.Target = target
+	}
+	if e.Type != TypeFile {
+		return e, cacheEntry{}, false, true
+	}
+	if info.Size() > s.maxSize {
+		e.TooBig = true
+		return e, cacheEntry{}, false, true
+	}
+	st = statOf(info)
+	st.Mode = e.Mode
+	if c, ok := cache[rel]; ok && c.Blob != "" && c.Size == st.Size && c.MTime == st.MTime &&
+		c.CTime == st.CTime && c.Ino == st.Ino && c.Mode == st.Mode {
+		e.Blob = c.Blob
+		return e, st, false, true
+	}
+	return e, st, true, true
+}
+
 // pending is a file the scan must read.
 type pending struct {
 	idx  int    // index in the manifest's entries
@@ -207,27 +239,11 @@ func (s *Store) take(ctx context.Context, root string, onDir func(abs string, li
 			dirs = append(dirs, p)
 			return add(e)
 		}
-		e := statEntry(rel, info)
-		if e.Type == TypeSymlink {
-			target, err := os.Readlink(p)
-			if err != nil {
-				return nil
-			}
-			e.Target = target
+		e, st, hash, ok := s.leafEntry(rel, p, info, old)
+		if !ok {
+			return nil
 		}
-		if e.Type != TypeFile {
-			return add(e)
-		}
-		if info.Size() > s.maxSize {
-			e.TooBig = true
-			return add(e)
-		}
-		st := statOf(info)
-		st.Mode = e.Mode
-		if c, ok := old[rel]; ok && c.Blob != "" && c.Size == st.Size && c.MTime == st.MTime &&
-			c.CTime == st.CTime && c.Ino == st.Ino && c.Mode == st.Mode {
-			e.Blob = c.Blob
-		} else {
+		if hash {
 			if newBytes += info.Size(); newBytes > s.maxNewBytes {
 				return fmt.Errorf("%w: more than %d MiB of new contents", ErrTooLarge, s.maxNewBytes>>20)
 			}

@@ -148,29 +148,11 @@ func (s *Store) takeDelta(ctx context.Context, prev *walked, d dirtySet, w *Watc
 			dirs = append(dirs, p)
 			return nil
 		}
-		e := statEntry(rel, info)
-		if e.Type == TypeSymlink {
-			target, err := os.Readlink(p)
-			if err != nil {
-				return nil
-			}
-			e.Target = target
-		}
-		if e.Type != TypeFile {
-			add(e)
+		e, st, hash, ok := s.leafEntry(rel, p, info, prev.cache)
+		if !ok {
 			return nil
 		}
-		if info.Size() > s.maxSize {
-			e.TooBig = true
-			add(e)
-			return nil
-		}
-		st := statOf(info)
-		st.Mode = e.Mode
-		if c, ok := prev.cache[rel]; ok && c.Blob != "" && c.Size == st.Size && c.MTime == st.MTime &&
-			c.CTime == st.CTime && c.Ino == st.Ino && c.Mode == st.Mode {
-			e.Blob = c.Blob
-		} else {
+		if hash {
 			if newBytes += info.Size(); newBytes > s.maxNewBytes {
 				return fmt.Errorf("%w: more than %d MiB of new contents", ErrTooLarge, s.maxNewBytes>>20)
 			}
