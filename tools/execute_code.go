@@ -285,38 +285,26 @@ func (t ExecuteCodeTool) run(ctx context.Context, env *Env, boot []byte, timeout
 	p.awaitReaped(termPipeGrace)
 	ws, known, waitErr := p.result()
 	elapsed := time.Since(start).Round(time.Millisecond)
-	text := out.String()
-	if text == "" {
-		text = "(no output)"
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(text, "\n"))
-	b.WriteString("\n\n")
-	if !killed {
-		b.WriteString(sett.leftoverNote("script", ""))
-	}
+	b := sett.report(out.String(), killed, "script", "")
 	code := waitCode(ws, known)
 	st.mu.Lock()
 	limitHit := st.limitHit
 	st.mu.Unlock()
 	switch {
 	case limitHit:
-		fmt.Fprintf(&b, "[stopped: the script made more than %d tool calls (tools.execute_code.max_inner_calls); do fewer calls per script or filter with one search_files call]\n%s", maxCalls, st.receipt())
+		fmt.Fprintf(b, "[stopped: the script made more than %d tool calls (tools.execute_code.max_inner_calls); do fewer calls per script or filter with one search_files call]\n%s", maxCalls, st.receipt())
 		return Result{Output: b.String(), IsError: true}
 	case killed && ctx.Err() != nil:
-		fmt.Fprintf(&b, "[cancelled after %s: the script and its processes were terminated]\n%s", elapsed, st.receipt())
+		fmt.Fprintf(b, "[cancelled after %s: the script and its processes were terminated]\n%s", elapsed, st.receipt())
 		return Result{Output: b.String(), IsError: true}
 	case killed:
-		fmt.Fprintf(&b, "[timed out after %s and was killed (tools.execute_code.timeout)]\n%s", timeout, st.receipt())
+		fmt.Fprintf(b, "[timed out after %s and was killed (tools.execute_code.timeout)]\n%s", timeout, st.receipt())
 		return Result{Output: b.String(), IsError: true}
 	case !known:
-		fmt.Fprintf(&b, "exit code: unknown (%v)\n%s", waitErr, st.receipt())
+		fmt.Fprintf(b, "exit code: unknown (%v)\n%s", waitErr, st.receipt())
 		return Result{Output: b.String(), IsError: true}
 	}
-	fmt.Fprintf(&b, "exit code: %d", code)
-	if ws.Signaled() {
-		fmt.Fprintf(&b, " (killed by signal %v)", ws.Signal())
-	}
+	writeExit(b, code, ws)
 	if code != 0 {
 		b.WriteString("\n" + st.receipt())
 	}

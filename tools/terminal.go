@@ -212,35 +212,23 @@ func runShell(ctx context.Context, pol CommandPolicy, command, dir string, timeo
 	p.awaitReaped(termPipeGrace)
 	ws, known, waitErr := p.result()
 	elapsed := time.Since(start).Round(time.Millisecond)
-	text := out.String()
-	if text == "" {
-		text = "(no output)"
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(text, "\n"))
-	b.WriteString("\n\n")
-	if !killed {
-		b.WriteString(st.leftoverNote("command", " For servers and watchers use terminal with background=true"))
-	}
+	b := st.report(out.String(), killed, "command", " For servers and watchers use terminal with background=true")
 	if st.dropped && !killed {
 		b.WriteString("[note: a process outside the command kept the output open after the command exited; later output was dropped]\n")
 	}
 	code := waitCode(ws, known)
 	switch {
 	case killed && ctx.Err() != nil:
-		fmt.Fprintf(&b, "exit code: %d\n[cancelled after %s: the process group was terminated]", code, elapsed)
+		fmt.Fprintf(b, "exit code: %d\n[cancelled after %s: the process group was terminated]", code, elapsed)
 		return Result{Output: b.String(), IsError: true}
 	case killed:
-		fmt.Fprintf(&b, "exit code: %d\n[timed out after %s and was killed; rerun with a larger timeout (max %d) or a narrower command]", code, timeout, termMaxTimeout)
+		fmt.Fprintf(b, "exit code: %d\n[timed out after %s and was killed; rerun with a larger timeout (max %d) or a narrower command]", code, timeout, termMaxTimeout)
 		return Result{Output: b.String(), IsError: true}
 	case !known:
-		fmt.Fprintf(&b, "exit code: unknown (%v)", waitErr)
+		fmt.Fprintf(b, "exit code: unknown (%v)", waitErr)
 		return Result{Output: b.String(), IsError: true}
 	}
-	fmt.Fprintf(&b, "exit code: %d", code)
-	if ws.Signaled() {
-		fmt.Fprintf(&b, " (killed by signal %v)", ws.Signal())
-	}
+	writeExit(b, code, ws)
 	return Result{Output: b.String(), IsError: code != 0}
 }
 
@@ -253,6 +241,30 @@ type settled struct {
 	dropped bool
 	// survivors: processes of the command were still alive then.
 	survivors bool
+}
+
+// report starts the result of a run that settled: its output (or "(no
+// output)"), a blank line, and, when it ended by itself, the note on the
+// processes it left (leftoverNote).
+func (st settled) report(output string, killed bool, what, advice string) *strings.Builder {
+	var b strings.Builder
+	if output == "" {
+		output = "(no output)"
+	}
+	b.WriteString(strings.TrimRight(output, "\n"))
+	b.WriteString("\n\n")
+	if !killed {
+		b.WriteString(st.leftoverNote(what, advice))
+	}
+	return &b
+}
+
+// writeExit appends "exit code: N" and the signal that ended the process.
+func writeExit(b *strings.Builder, code int, ws syscall.WaitStatus) {
+	fmt.Fprintf(b, "exit code: %d", code)
+	if ws.Signaled() {
+		fmt.Fprintf(b, " (killed by signal %v)", ws.Signal())
+	}
 }
 
 // leftoverNote is the result's note on processes what (the command, the
