@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"talaria/loop"
 	"talaria/loop/config"
 	"talaria/loop/ext"
+	"talaria/loop/port"
 	pt "talaria/providers/providertest"
 )
 
@@ -102,5 +104,58 @@ func TestScreenCustomCommandsList(t *testing.T) {
 	}
 	if !got[1].Skill {
 		t.Fatalf("pdf is a skill: %+v", got[1])
+	}
+}
+
+// TestScreenOffersSetupOnlyWhenAsked: the setup dialog is offered only
+// when the wiring found no provider; otherwise its methods answer
+// ErrNotAvailable and offer no provider. When offered, the providers come
+// in the dialog's order, the custom server with its suggested URL, and a
+// typed key goes under the home's keys file.
+func TestScreenOffersSetupOnlyWhenAsked(t *testing.T) {
+	home := t.TempDir()
+	w := NewSwitcher(context.Background(), Flags{Home: home, Cwd: t.TempDir()}, func(loop.Event) {})
+	defer w.Close()
+	off := w.Screen(ScreenOptions{})
+	if a := off.Abilities(); a.Setup || !a.Rewind || !a.Shell || !a.Extensions {
+		t.Fatalf("abilities without setup: %+v", a)
+	}
+	if o := off.SetupOffer(); len(o.Providers) != 0 || o.KeyFile != "" {
+		t.Fatalf("offer without setup: %+v", o)
+	}
+	if _, err := off.SetupApply(context.Background(), port.SetupRequest{Provider: "openai", Model: "gpt-4.1"}); !errors.Is(err, port.ErrNotAvailable) {
+		t.Fatalf("apply without setup: %v", err)
+	}
+	if _, err := off.SetupModels(context.Background(), port.SetupRequest{Provider: "openai"}); !errors.Is(err, port.ErrNotAvailable) {
+		t.Fatalf("models without setup: %v", err)
+	}
+	on := w.Screen(ScreenOptions{Setup: true})
+	if !on.Abilities().Setup {
+		t.Fatal("setup not offered")
+	}
+	o := on.SetupOffer()
+	var names []string
+	for _, p := range o.Providers {
+		names = append(names, p.Name)
+		if p.Name == "custom" && (!p.AskBaseURL || p.BaseURL != setupBaseURL) {
+			t.Errorf("custom: %+v", p)
+		}
+	}
+	if len(names) < 2 || names[0] != "openai" || names[1] != "anthropic" {
+		t.Errorf("providers %v", names)
+	}
+	if o.KeyFile != filepath.Join(home, KeysFile) {
+		t.Errorf("key file %q", o.KeyFile)
+	}
+	// With no session open, the session commands say so instead of failing
+	// on a nil session.
+	if _, err := on.RewindPoints(context.Background()); err == nil {
+		t.Error("rewind points without a session")
+	}
+	if tr := on.Trust(); tr != nil {
+		t.Errorf("trust without a session: %+v", tr)
+	}
+	if cs := on.CustomCommands(); len(cs) != 0 {
+		t.Errorf("custom commands without a session: %+v", cs)
 	}
 }
