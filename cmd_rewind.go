@@ -12,7 +12,6 @@ import (
 	"talaria/loop/app"
 	"talaria/persist"
 	"talaria/persist/checkpoint"
-	"talaria/ui"
 )
 
 // checkpointsCmd runs `talaria checkpoints ID [--json]`: the session's
@@ -262,72 +261,4 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// rewindCommands adds the TUI's /rewind, /undo and /diff callbacks.
-func rewindCommands(w *app.Switcher, c *ui.Commands) {
-	session := func() (*app.Session, error) {
-		cur := w.Current()
-		if cur == nil || cur.Store == nil {
-			return nil, fmt.Errorf("no session store in this mode")
-		}
-		return cur, nil
-	}
-	c.RewindPoints = func(ctx context.Context) ([]ui.RewindPoint, error) {
-		s, err := session()
-		if err != nil {
-			return nil, err
-		}
-		turns, err := app.SessionTurnFiles(ctx, s.Home, s.Store, s.Record.ID)
-		if err != nil {
-			return nil, err
-		}
-		var out []ui.RewindPoint
-		for i := len(turns) - 1; i >= 0; i-- {
-			t := turns[i]
-			if !t.Live {
-				continue
-			}
-			p := ui.RewindPoint{Turn: t.Turn, Input: t.Input}
-			for _, ch := range t.Changes {
-				p.Files = append(p.Files, ch.Kind+" "+ch.Path)
-			}
-			out = append(out, p)
-		}
-		return out, nil
-	}
-	c.Rewind = func(ctx context.Context, req ui.RewindRequest) (ui.RewindResult, error) {
-		s, err := session()
-		if err != nil {
-			return ui.RewindResult{}, err
-		}
-		rep, err := w.Rewind(ctx, app.RewindRequest{ToTurn: req.Turn, Code: req.Code, Conversation: req.Conversation, Force: req.Force})
-		if err != nil {
-			return ui.RewindResult{}, err
-		}
-		res := ui.RewindResult{Note: rep.Note}
-		if f := rep.Files; f != nil {
-			res.Restored, res.Untracked = len(f.Restored), f.Untracked
-			for _, c := range f.Refused {
-				res.Refused = append(res.Refused, c.Path)
-			}
-			for _, c := range f.Errors {
-				res.Refused = append(res.Refused, c.Path+" ("+c.Reason+")")
-			}
-		}
-		if req.Conversation {
-			// The agent took the shortened history in place; the screen
-			// shows it.
-			ns := screenSession(s)
-			res.Session = &ns
-		}
-		return res, nil
-	}
-	c.Diff = func(ctx context.Context) (string, error) {
-		s, err := session()
-		if err != nil {
-			return "", err
-		}
-		return app.SessionDiff(ctx, s.Home, s.Store, s.Record.ID)
-	}
 }

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"talaria/loop"
 	"talaria/loop/app"
@@ -405,13 +403,12 @@ func tui(o *options, stderr io.Writer) int {
 	} else {
 		first, err = w.Open()
 	}
+	// With no provider the screen offers the setup dialog.
+	port := w.Screen(app.ScreenOptions{Setup: errors.Is(err, config.ErrNoProvider)})
 	opts := ui.Options{Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode, LiveLines: cfg.Display.LiveLines, MaxIterations: cfg.Agent.MaxIterations,
-		Agent: w, Events: events, Commands: tuiCommands(w), Dialogs: dialogs, Approvals: w, Sandbox: cfg.Sandbox.Mode,
-		MCPStarting: w.MCPStarting, MCPNotices: w.MCPNotices, Extensions: tuiExtensions(w)}
+		Port: port, Events: events, Dialogs: dialogs, Sandbox: cfg.Sandbox.Mode}
 	opts.PrintOnExit, opts.MouseOff = cfg.Display.PrintOnExit, cfg.Display.Mouse != nil && !*cfg.Display.Mouse
 	opts.Notify = ui.NotifyOptions{When: cfg.Notifications.When, Mode: cfg.Notifications.Mode, MinSeconds: cfg.Notifications.MinSeconds, Command: cfg.Notifications.Command}
-	rewindCommands(w, &opts.Commands)
-	opts.Commands.More = moreCommands(w, app.Home(f.Home), errors.Is(err, config.ErrNoProvider)) // tui_models.go: with no provider, the setup dialog
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
@@ -444,75 +441,4 @@ func tui(o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, hint)
 	}
 	return 0
-}
-
-// screenSession is what the screen shows of a session it switched to.
-func screenSession(s *app.Session) ui.Session {
-	return ui.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History(), Usage: s.StoredUsage()}
-}
-
-// tuiCommands answers the screen's slash commands through the switcher,
-// the one owner of the current session.
-func tuiCommands(w *app.Switcher) ui.Commands {
-	store := w.Store // with no provider yet, still the home's store
-	return ui.Commands{
-		New: func(context.Context) (ui.Session, error) {
-			s, err := w.New()
-			if err != nil {
-				return ui.Session{}, err
-			}
-			return screenSession(s), nil
-		},
-		Resume: func(_ context.Context, id string) (ui.Session, error) {
-			s, err := w.Resume(id)
-			if err != nil {
-				return ui.Session{}, err
-			}
-			return screenSession(s), nil
-		},
-		Sessions: func(context.Context) ([]ui.SessionInfo, error) {
-			st, err := store()
-			if err != nil {
-				return nil, err
-			}
-			list, err := st.ListSessions()
-			out := make([]ui.SessionInfo, len(list))
-			for i, s := range list {
-				out[i] = ui.SessionInfo{ID: s.ID, Title: s.Title, Cwd: s.Cwd, Updated: s.UpdatedAt, Messages: s.LiveMessages()}
-			}
-			return out, err
-		},
-		Search: func(ctx context.Context, query string) ([]ui.SessionInfo, error) {
-			st, err := store()
-			if err != nil {
-				return nil, err
-			}
-			// The picker searches as you type: the last word is a prefix.
-			if r, _ := utf8.DecodeLastRuneInString(query); unicode.IsLetter(r) || unicode.IsDigit(r) {
-				query += "*"
-			}
-			hits, err := st.SearchSessions(ctx, query, 30, "")
-			out := make([]ui.SessionInfo, 0, len(hits))
-			for _, h := range hits {
-				out = append(out, ui.SessionInfo{ID: h.SessionID, Title: h.Title, Updated: h.When, Snippet: h.Snippet})
-			}
-			return out, err
-		},
-		Timeline: w.Timeline,
-		Compress: func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			defer cancel()
-			return w.Compress(ctx, "")
-		},
-		Model: func(ctx context.Context, spec string) (string, string, error) {
-			b, err := w.ChooseModel(ctx, spec)
-			return b.Provider, b.Model, err
-		},
-		SaveInput: func(text string) error {
-			if s := w.Current(); s != nil {
-				return s.SaveInput(text)
-			}
-			return nil
-		},
-	}
 }

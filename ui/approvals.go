@@ -10,35 +10,27 @@ import (
 	"talaria/tools"
 )
 
-// ApprovalControl reads and sets the approvals mode of the current
-// session; *tools.Approver fits it. Mode and SetMode must return at once:
-// the screen calls them from Update.
-type ApprovalControl interface {
-	Mode() tools.ApprovalMode
-	SetMode(tools.ApprovalMode)
-}
-
 // cycleApprovals answers Shift+Tab: ask → auto-edit → read-only → ask
 // (yolo steps back to ask).
 func (m *Model) cycleApprovals() tea.Cmd {
-	if m.opts.Approvals == nil {
+	if !m.can.Approvals {
 		m.notice(noticeMuted, "approvals cannot be changed here")
 		return nil
 	}
-	next := m.opts.Approvals.Mode().Next()
-	m.opts.Approvals.SetMode(next)
+	next := m.agent.ApprovalMode().Next()
+	m.agent.SetApprovalMode(next)
 	m.chromeDirty = true
 	return m.setHint("approvals: "+string(next)+" · shift+tab cycles", 2*time.Second)
 }
 
 // setApprovals answers /approvals [MODE]: without MODE it says the mode.
 func (m *Model) setApprovals(args string) {
-	if m.opts.Approvals == nil {
+	if !m.can.Approvals {
 		m.notice(noticeMuted, "approvals cannot be changed here")
 		return
 	}
 	if strings.TrimSpace(args) == "" {
-		m.notice(noticeInfo, fmt.Sprintf("approvals: %s · /approvals ask|auto-edit|read-only|yolo sets it, shift+tab cycles ask → auto-edit → read-only", m.opts.Approvals.Mode()))
+		m.notice(noticeInfo, fmt.Sprintf("approvals: %s · /approvals ask|auto-edit|read-only|yolo sets it, shift+tab cycles ask → auto-edit → read-only", m.agent.ApprovalMode()))
 		return
 	}
 	mode, err := tools.ParseApprovalMode(args)
@@ -46,7 +38,7 @@ func (m *Model) setApprovals(args string) {
 		m.notice(noticeWarn, err.Error())
 		return
 	}
-	m.opts.Approvals.SetMode(mode)
+	m.agent.SetApprovalMode(mode)
 	m.chromeDirty = true
 	m.notice(noticeInfo, "approvals: "+string(mode))
 }
@@ -54,10 +46,10 @@ func (m *Model) setApprovals(args string) {
 // containStatus is the status line's part about approvals and the
 // sandbox, e.g. "auto-edit · sandbox workspace-write".
 func (m *Model) containStatus() string {
-	if m.opts.Approvals == nil {
+	if !m.can.Approvals {
 		return ""
 	}
-	s := string(m.opts.Approvals.Mode())
+	s := string(m.agent.ApprovalMode())
 	if m.opts.Sandbox != "" && m.opts.Sandbox != "off" {
 		s += " · sandbox " + m.opts.Sandbox
 	}

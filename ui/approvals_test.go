@@ -11,7 +11,7 @@ import (
 // and the status line always names the mode and the sandbox.
 func TestApprovalsCycleAndCommand(t *testing.T) {
 	a := tools.NewApprover(tools.ApprovalAsk, nil)
-	h := newHarness(t, func(o *Options) { o.Approvals, o.Sandbox = a, "workspace-write" })
+	h := newHarness(t, func(o *Options) { fake(o).Approvals, o.Sandbox = a, "workspace-write" })
 	h.size(100, 30)
 	contains(t, h.screen(), "ask · sandbox workspace-write")
 	for _, want := range []tools.ApprovalMode{tools.ApprovalAutoEdit, tools.ApprovalReadOnly, tools.ApprovalAsk} {

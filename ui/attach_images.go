@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,13 +15,6 @@ import (
 	"talaria/loop"
 	"talaria/providers"
 )
-
-// InputStarter is an Agent that also takes images with a turn's text;
-// *loop.Agent and the wiring's session switcher are. With an agent that
-// is not, attached images are refused with a notice.
-type InputStarter interface {
-	StartInput(ctx context.Context, in loop.Input) error
-}
 
 // attachedImage is an image attached to the input: what names it on its
 // chip (the file's base name, or "clipboard") and the image.
@@ -121,13 +113,12 @@ func (m *Model) startInput(text string) tea.Cmd {
 	for _, a := range images {
 		in.Images = append(in.Images, a.im)
 	}
-	ctx, agent := m.ctx, m.agent
+	ctx, agent, ok := m.ctx, m.agent, m.can.Images
 	return func() tea.Msg {
-		is, ok := agent.(InputStarter)
 		if !ok {
 			return turnFailedMsg{err: errors.New("this agent takes no images")}
 		}
-		if err := is.StartInput(ctx, in); err != nil {
+		if err := agent.StartInput(ctx, in); err != nil {
 			return turnFailedMsg{err: err}
 		}
 		return nil

@@ -36,7 +36,7 @@ func (a *imageAgent) sent() []loop.Input {
 
 func imageHarness(t *testing.T, dir string) (*harness, *imageAgent) {
 	ia := &imageAgent{}
-	h := newHarness(t, func(o *Options) { o.Agent, o.Cwd = ia, dir })
+	h := newHarness(t, func(o *Options) { fake(o).Agent, fake(o).OnStartInput, o.Cwd = ia, ia.StartInput, dir })
 	h.m.ses.cwd = dir
 	return h, ia
 }

@@ -165,7 +165,7 @@ func BenchmarkViewportBaseline(b *testing.B) {
 func BenchmarkFirstFrame(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		m := New(Options{Agent: &fakeAgent{}, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90})
+		m := New(Options{Port: portOf(&fakeAgent{}), Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		_ = m.View()
 		m.shutdown()

@@ -13,7 +13,7 @@ import (
 // ID stops the one named.
 func TestCancelCommandStopsOneCall(t *testing.T) {
 	ca := cancelAgent{fakeAgent: &fakeAgent{}, ids: make(chan string, 4)}
-	h := newHarness(t, func(o *Options) { o.Agent = ca })
+	h := newHarness(t, func(o *Options) { fake(o).Agent, fake(o).OnCancelCall = ca, ca.CancelCall })
 	h.command("/cancel")
 	contains(t, h.screen(), "no tool call is running")
 	h.events(turnStarted(1, "go"),
@@ -47,7 +47,7 @@ func TestCancelCommandStopsOneCall(t *testing.T) {
 // and the sandbox.
 func TestStatusShowsApprovalsAndSandbox(t *testing.T) {
 	a := tools.NewApprover(tools.ApprovalAutoEdit, nil)
-	h := newHarness(t, func(o *Options) { o.Approvals, o.Sandbox = a, "workspace-write" })
+	h := newHarness(t, func(o *Options) { fake(o).Approvals, o.Sandbox = a, "workspace-write" })
 	h.size(80, 40)
 	h.command("/status")
 	contains(t, h.screen(), "approvals  auto-edit (shift+tab cycles)", "sandbox    workspace-write")

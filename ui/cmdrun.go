@@ -144,19 +144,19 @@ func (m *Model) copyAnswer(args string) tea.Cmd {
 	return m.copyText(text, fmt.Sprintf("%s (%d characters)", what, len([]rune(text))))
 }
 
-// external runs a command that needs a callback from Options.
+// external runs a command that needs the port (Options.Port).
 func (m *Model) external(name, args string) tea.Cmd {
-	cb := m.opts.Commands
+	cb, can := m.agent, m.can
 	available := map[string]bool{
-		"new": cb.New != nil, "resume": cb.Resume != nil, "sessions": cb.Sessions != nil,
-		"model": cb.Model != nil, "compress": cb.Compress != nil,
+		"new": can.New, "resume": can.Resume, "sessions": can.Sessions,
+		"model": can.Model, "compress": can.Compress,
 	}
 	if !available[name] {
 		m.notice(noticeMuted, "/"+name+" is not available yet")
 		return nil
 	}
-	if name == "sessions" || (name == "resume" && args == "" && cb.Sessions != nil) {
-		return listSessions(m.ctx, cb)
+	if name == "sessions" || (name == "resume" && args == "" && can.Sessions) {
+		return listSessions(m.ctx, cb, can.Resume)
 	}
 	if name == "model" && args == "" {
 		return m.switchModel(m.ctx, args)
@@ -204,10 +204,10 @@ func (m *Model) setPending(name string) {
 	m.chromeDirty = true
 }
 
-// listSessions fetches the sessions for the picker; without a Resume
-// callback the picker could not resume one, so the list is printed.
-func listSessions(ctx context.Context, cb Commands) tea.Cmd {
-	pick := cb.Resume != nil
+// listSessions fetches the sessions for the picker; when the port cannot
+// resume (pick false) the picker could not resume one, so the list is
+// printed.
+func listSessions(ctx context.Context, cb Port, pick bool) tea.Cmd {
 	return func() tea.Msg {
 		list, err := cb.Sessions(ctx)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
@@ -228,9 +228,9 @@ func (m *Model) switchModel(ctx context.Context, spec string) tea.Cmd {
 	if spec == "" {
 		return m.openModelPicker() // model_picker.go
 	}
-	cb := m.opts.Commands.Model
+	cb := m.agent
 	return func() tea.Msg {
-		p, name, err := cb(ctx, spec)
+		p, name, err := cb.Model(ctx, spec)
 		return commandResultMsg{settles: true, apply: func(m *Model) tea.Cmd {
 			if err != nil {
 				return m.reportErr("/model", err)

@@ -82,8 +82,8 @@ func (m *Model) statusText() string {
 	if pct, ok := m.contextPercent(); ok {
 		row("context", fmt.Sprintf("%d%% of %s", pct, fmtTokens(m.opts.ContextLength)))
 	}
-	if m.opts.Approvals != nil {
-		row("approvals", string(m.opts.Approvals.Mode())+" (shift+tab cycles)")
+	if m.can.Approvals {
+		row("approvals", string(m.agent.ApprovalMode())+" (shift+tab cycles)")
 	}
 	row("sandbox", or(m.opts.Sandbox, "off"))
 	row("enter busy", or(m.opts.BusyInputMode, BusySteer)+" (display.busy_input_mode)")
@@ -188,11 +188,11 @@ func (m *Model) cancelCall(id string) tea.Cmd {
 		m.notice(noticeWarn, "/cancel "+id+": no such call is running")
 		return nil
 	}
-	cc, ok := m.agent.(callCanceller)
-	if !ok {
+	if !m.can.CancelCall {
 		m.notice(noticeWarn, "this agent cannot stop a single call; /stop interrupts the turn")
 		return nil
 	}
+	cc := m.agent
 	hint := m.setHint("stopping "+ref.call.name+" ("+id+")…", 2*time.Second)
 	return tea.Batch(hint, func() tea.Msg {
 		cc.CancelCall(id)

@@ -17,7 +17,7 @@ func TestCommandAliases(t *testing.T) {
 	}
 	newCalls := 0
 	h := newHarness(t, func(o *Options) {
-		o.Commands.New = func(context.Context) (Session, error) {
+		fake(o).OnNew = func(context.Context) (Session, error) {
 			newCalls++
 			return Session{ID: "20261201_153012_3fa9c1"}, nil
 		}
@@ -84,7 +84,7 @@ func TestInitCommand(t *testing.T) {
 func TestModelWithoutProviderSaysHowToPick(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
 		o.Provider, o.Model = "", ""
-		o.Commands.Model = func(context.Context, string) (string, string, error) { return "openai", "gpt-4.1", nil }
+		fake(o).OnModel = func(context.Context, string) (string, string, error) { return "openai", "gpt-4.1", nil }
 	})
 	h.size(120, 30)
 	h.command("/model")

@@ -134,23 +134,22 @@ func TestExternalCommandsUnavailable(t *testing.T) {
 func TestExternalCommands(t *testing.T) {
 	var resumed string
 	h := newHarness(t, func(o *Options) {
-		o.Commands = Commands{
-			New: func(context.Context) (Session, error) {
-				return Session{ID: "ffff0000aaaa", Provider: "openai", Model: "gpt-4.1"}, nil
-			},
-			Resume: func(_ context.Context, id string) (Session, error) {
-				resumed = id
-				return Session{ID: id, History: []providers.Message{{Role: providers.RoleUser, Content: "old question"}}}, nil
-			},
-			Sessions: func(context.Context) ([]SessionInfo, error) {
-				return []SessionInfo{{ID: "abcdef123456", Title: "fix parser", Updated: t0, Messages: 12}}, nil
-			},
-			Model: func(_ context.Context, spec string) (string, string, error) {
-				p, n, _ := strings.Cut(spec, "/")
-				return p, n, nil
-			},
-			Compress: func(context.Context) error { return errors.New("nothing to compress") },
+		p := fake(o)
+		p.OnNew = func(context.Context) (Session, error) {
+			return Session{ID: "ffff0000aaaa", Provider: "openai", Model: "gpt-4.1"}, nil
 		}
+		p.OnResume = func(_ context.Context, id string) (Session, error) {
+			resumed = id
+			return Session{ID: id, History: []providers.Message{{Role: providers.RoleUser, Content: "old question"}}}, nil
+		}
+		p.OnSessions = func(context.Context) ([]SessionInfo, error) {
+			return []SessionInfo{{ID: "abcdef123456", Title: "fix parser", Updated: t0, Messages: 12}}, nil
+		}
+		p.OnModel = func(_ context.Context, spec string) (string, string, error) {
+			p, n, _ := strings.Cut(spec, "/")
+			return p, n, nil
+		}
+		p.OnCompress = func(context.Context) error { return errors.New("nothing to compress") }
 	})
 	h.size(80, 40)
 	h.command("/sessions")

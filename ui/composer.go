@@ -31,7 +31,7 @@ type composer struct {
 	pastes  []paste
 	pasteN  int // long pastes so far; numbers their labels
 
-	unsaved []string          // history entries not yet handed to Commands.SaveInput
+	unsaved []string          // history entries not yet handed to Port.SaveInput
 	search  histSearch        // Ctrl+R reverse search, when active
 	attach  map[string]string // @path → file text, read when the completion was taken
 

@@ -8,59 +8,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// CustomCommand is a user's slash command from a commands/ folder, or a
-// skill run as one (CONTRACT.md, "Extending talaria").
-type CustomCommand struct {
-	// Name is what follows the slash ("review", "git:commit").
-	Name string
-	// ArgumentHint is the front matter's argument-hint, "" when none.
-	ArgumentHint string
-	// Description is shown in /help and in completion.
-	Description string
-	// Path is the file it came from.
-	Path string
-	// Skill marks a skill run as a command.
-	Skill bool
-}
-
-// ExtensionItem is one skill or subagent that /skills or /agents lists.
-type ExtensionItem struct {
-	Name        string
-	Description string
-	// Path is the file it came from (SKILL.md, agents/NAME.md).
-	Path string
-}
-
-// Extensions reach the current session's custom commands, skills and
-// agents. Commands is called from Update (the completion popup, /help):
-// it must be quick and safe from another goroutine. The others run in
-// command goroutines and may read files. A nil field: that part is not
-// offered.
-type Extensions struct {
-	// Commands lists the custom commands and skills /NAME runs, by name.
-	Commands func() []CustomCommand
-	// Expand returns what the model gets for "/NAME args"; ok is false
-	// when NAME is none of them. note, when set, is shown to the user.
-	Expand func(name, args string) (text, note string, ok bool)
-	// Skills lists the session's skills; note says what changed on disk
-	// since the session began (the next session picks that up).
-	Skills func() (list []ExtensionItem, note string)
-	// Agents lists the subagents delegate_task offers.
-	Agents func() []ExtensionItem
-	// Trust, asked once at start, returns what the project's own settings
-	// would add once trusted; nil (or empty) when nothing waits for trust.
-	Trust func() *TrustRequest
-	// TrustProject trusts the project: recorded in the user's
-	// trusted_projects and in force at once. It returns the folder.
-	TrustProject func() (string, error)
-}
-
 // customCommands returns the session's custom commands; nil without any.
 func (m *Model) customCommands() []CustomCommand {
-	if m.opts.Extensions.Commands == nil {
+	if !m.can.Extensions {
 		return nil
 	}
-	return m.opts.Extensions.Commands()
+	return m.agent.CustomCommands()
 }
 
 // customMatches are the custom commands completing prefix, after the
@@ -128,7 +81,7 @@ func (m *Model) customName(name string) (string, bool) {
 // its turn comes.
 func (m *Model) runCustom(name, args string) (tea.Cmd, bool) {
 	name, ok := m.customName(name)
-	if m.opts.Extensions.Expand == nil || !ok {
+	if !m.can.Extensions || !ok {
 		return nil, false
 	}
 	typed := strings.TrimSpace("/" + name + " " + args)
@@ -137,7 +90,7 @@ func (m *Model) runCustom(name, args string) (tea.Cmd, bool) {
 		m.chromeDirty = true
 		return m.setHint("queued: "+typed+" runs after this turn", 3*time.Second), true
 	}
-	expand := m.opts.Extensions.Expand
+	expand := m.agent.ExpandCommand
 	return func() tea.Msg {
 		text, note, ok := expand(name, args)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
@@ -182,11 +135,11 @@ func (m *Model) startTurnAs(shown, text string) tea.Cmd {
 // listSkills is /skills: each skill with its SKILL.md, and what changed on
 // disk since the session began.
 func (m *Model) listSkills() tea.Cmd {
-	get := m.opts.Extensions.Skills
-	if get == nil {
+	if !m.can.Extensions {
 		m.notice(noticeMuted, "/skills is not available here")
 		return nil
 	}
+	get := m.agent.Skills
 	return func() tea.Msg {
 		list, note := get()
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
@@ -198,11 +151,11 @@ func (m *Model) listSkills() tea.Cmd {
 
 // listAgents is /agents: each subagent with its file.
 func (m *Model) listAgents() tea.Cmd {
-	get := m.opts.Extensions.Agents
-	if get == nil {
+	if !m.can.Extensions {
 		m.notice(noticeMuted, "/agents is not available here")
 		return nil
 	}
+	get := m.agent.Agents
 	return func() tea.Msg {
 		list := get()
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {

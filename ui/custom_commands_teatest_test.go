@@ -19,7 +19,7 @@ func TestTeatestCustomCommand(t *testing.T) {
 	events, sink := EventChannel(ctx, 0)
 	agent := &streamingAgent{sink: sink}
 	var expanded []string
-	opts := Options{Agent: agent, Events: events, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90}
+	opts := Options{Port: portOf(agent), Events: events, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90}
 	testExtensions(&expanded)(&opts)
 	m := New(opts)
 	defer m.shutdown()

@@ -37,25 +37,24 @@ func waitCalls(t *testing.T, h *harness, want ...string) {
 // testExtensions are a session's custom commands as the wiring gives them.
 func testExtensions(expanded *[]string) func(*Options) {
 	return func(o *Options) {
-		o.Extensions = Extensions{
-			Commands: func() []CustomCommand {
-				return []CustomCommand{
-					{Name: "git:commit", Description: "write a commit message", Path: "/p/.claude/commands/git/commit.md"},
-					{Name: "review", ArgumentHint: "FILE", Description: "review a file for bugs", Path: "/p/.claude/commands/review.md"},
-					{Name: "pdf-forms", Description: "fill PDF forms", Path: "/p/.claude/skills/pdf-forms/SKILL.md", Skill: true},
-				}
-			},
-			Expand: func(name, args string) (string, string, bool) {
-				*expanded = append(*expanded, name+"|"+args)
-				return "EXPANDED " + name + " with " + args, "", name != "nosuch"
-			},
-			Skills: func() ([]ExtensionItem, string) {
-				return []ExtensionItem{{Name: "pdf-forms", Description: "fill PDF forms", Path: "/p/.claude/skills/pdf-forms/SKILL.md"}},
-					"not in this session's system prompt yet (added after it began): later · /new starts a session that has them"
-			},
-			Agents: func() []ExtensionItem {
-				return []ExtensionItem{{Name: "reader", Description: "reads code", Path: "/p/.claude/agents/reader.md"}}
-			},
+		p := fake(o)
+		p.OnCustomCommands = func() []CustomCommand {
+			return []CustomCommand{
+				{Name: "git:commit", Description: "write a commit message", Path: "/p/.claude/commands/git/commit.md"},
+				{Name: "review", ArgumentHint: "FILE", Description: "review a file for bugs", Path: "/p/.claude/commands/review.md"},
+				{Name: "pdf-forms", Description: "fill PDF forms", Path: "/p/.claude/skills/pdf-forms/SKILL.md", Skill: true},
+			}
+		}
+		p.OnExpandCommand = func(name, args string) (string, string, bool) {
+			*expanded = append(*expanded, name+"|"+args)
+			return "EXPANDED " + name + " with " + args, "", name != "nosuch"
+		}
+		p.OnSkills = func() ([]ExtensionItem, string) {
+			return []ExtensionItem{{Name: "pdf-forms", Description: "fill PDF forms", Path: "/p/.claude/skills/pdf-forms/SKILL.md"}},
+				"not in this session's system prompt yet (added after it began): later · /new starts a session that has them"
+		}
+		p.OnAgents = func() []ExtensionItem {
+			return []ExtensionItem{{Name: "reader", Description: "reads code", Path: "/p/.claude/agents/reader.md"}}
 		}
 	}
 }

@@ -425,7 +425,7 @@ func TestProgramDialogs(t *testing.T) {
 	d := NewDialogs()
 	defer d.Close()
 	clk := &clock{now: t0}
-	o := &observed{Model: New(Options{Agent: &fakeAgent{}, Dialogs: d, NoColor: true, Now: clk.Now}), heads: make(chan string, 16)}
+	o := &observed{Model: New(Options{Port: portOf(&fakeAgent{}), Dialogs: d, NoColor: true, Now: clk.Now}), heads: make(chan string, 16)}
 	defer o.Model.shutdown()
 	p := tea.NewProgram(o, tea.WithInput(nil), tea.WithOutput(&strings.Builder{}), tea.WithWindowSize(80, 24),
 		tea.WithoutSignals(), tea.WithContext(ctx))

@@ -399,7 +399,7 @@ func TestResumedHistory(t *testing.T) {
 }
 
 func TestNoAgent(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.Agent = nil })
+	h := newHarness(t, func(o *Options) { o.Port = nil })
 	contains(t, h.screen(), "No agent is configured")
 	h.typeText("hi")
 	h.key("enter")
@@ -492,7 +492,7 @@ func (a *ctxAgent) Start(ctx context.Context, input string) error {
 func TestRunContextReachesTurns(t *testing.T) {
 	parent, cancel := context.WithCancel(context.Background())
 	a := &ctxAgent{ctx: make(chan context.Context, 1)}
-	m := newModel(parent, Options{Agent: a, NoColor: true})
+	m := newModel(parent, Options{Port: portOf(a), NoColor: true})
 	defer m.shutdown()
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for _, r := range "go" {

@@ -8,12 +8,12 @@ import (
 
 // sessionCommand runs /rename TITLE and /fork [TITLE].
 func (m *Model) sessionCommand(name, args string) tea.Cmd {
-	more, ctx := m.opts.Commands.More, m.ctx
+	more, ctx := m.agent, m.ctx
 	switch name {
 	case "rename":
 		title := strings.Join(strings.Fields(args), " ")
 		switch {
-		case more.Rename == nil:
+		case !m.can.Rename:
 			m.notice(noticeMuted, "/rename is not available here")
 			return nil
 		case title == "":
@@ -33,7 +33,7 @@ func (m *Model) sessionCommand(name, args string) tea.Cmd {
 			}}
 		}
 	case "fork":
-		if more.Fork == nil {
+		if !m.can.Fork {
 			m.notice(noticeMuted, "/fork is not available here")
 			return nil
 		}

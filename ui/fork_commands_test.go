@@ -13,11 +13,11 @@ import (
 func TestRenameAndForkCommands(t *testing.T) {
 	var renamed, forked []string
 	h := newHarness(t, func(o *Options) {
-		o.Commands.More.Rename = func(_ context.Context, title string) (string, error) {
+		fake(o).OnRename = func(_ context.Context, title string) (string, error) {
 			renamed = append(renamed, title)
 			return title, nil
 		}
-		o.Commands.More.Fork = func(_ context.Context, title string) (Session, error) {
+		fake(o).OnFork = func(_ context.Context, title string) (Session, error) {
 			forked = append(forked, title)
 			return Session{ID: "f0f0f0f0f0f0", Provider: "openai", Model: "gpt-4.1",
 				History: []providers.Message{{Role: providers.RoleUser, Content: "the old question"}, {Role: providers.RoleAssistant, Content: "the old answer"}}}, nil

@@ -16,6 +16,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"talaria/loop"
+	"talaria/loop/trace"
+	"talaria/tools"
 )
 
 // updateGolden reports -update (the flag is registered by the golden
@@ -63,6 +65,250 @@ func (f *fakeAgent) got() []string {
 	return append([]string(nil), f.calls...)
 }
 
+// fakePort is the screen's port in tests: Agent runs the turns, and each
+// On… field answers one method. A nil field is not offered (Abilities
+// says so, and the method answers ErrNotAvailable or nothing), so a test
+// sets only what it exercises.
+type fakePort struct {
+	Agent
+	// Approvals, when set, is the approvals mode (a *tools.Approver).
+	Approvals interface {
+		Mode() tools.ApprovalMode
+		SetMode(tools.ApprovalMode)
+	}
+
+	OnStartInput     func(ctx context.Context, in loop.Input) error
+	OnCancelCall     func(id string) bool
+	OnShell          func(ctx context.Context, command string) (tools.Result, error)
+	OnMCPStarting    func() []string
+	OnMCPNotices     func() []string
+	OnNew            func(ctx context.Context) (Session, error)
+	OnResume         func(ctx context.Context, id string) (Session, error)
+	OnSessions       func(ctx context.Context) ([]SessionInfo, error)
+	OnSearch         func(ctx context.Context, query string) ([]SessionInfo, error)
+	OnRename         func(ctx context.Context, title string) (string, error)
+	OnFork           func(ctx context.Context, title string) (Session, error)
+	OnSaveInput      func(text string) error
+	OnModel          func(ctx context.Context, spec string) (string, string, error)
+	OnModels         func(ctx context.Context) (ModelList, error)
+	OnCompress       func(ctx context.Context) error
+	OnRewindPoints   func(ctx context.Context) ([]RewindPoint, error)
+	OnRewind         func(ctx context.Context, req RewindRequest) (RewindResult, error)
+	OnDiff           func(ctx context.Context) (string, error)
+	OnTimeline       func(ctx context.Context, turn int) (*trace.Log, error)
+	OnSetupOffer     func() SetupOffer
+	OnSetupModels    func(ctx context.Context, req SetupRequest) (ModelList, error)
+	OnSetupApply     func(ctx context.Context, req SetupRequest) (SetupResult, error)
+	OnCustomCommands func() []CustomCommand
+	OnExpandCommand  func(name, args string) (string, string, bool)
+	OnSkills         func() ([]ExtensionItem, string)
+	OnAgents         func() []ExtensionItem
+	OnTrust          func() *TrustRequest
+	OnTrustProject   func() (string, error)
+}
+
+// fake is the harness's fake port, for a newHarness option to fill.
+func fake(o *Options) *fakePort { return o.Port.(*fakePort) }
+
+// portOf is a fake port that runs turns on a and offers nothing else.
+func portOf(a Agent) *fakePort { return &fakePort{Agent: a} }
+
+// Abilities offers what has a field set.
+func (f *fakePort) Abilities() Abilities {
+	return Abilities{
+		Images: f.OnStartInput != nil, Shell: f.OnShell != nil, CancelCall: f.OnCancelCall != nil,
+		Approvals: f.Approvals != nil,
+		New:       f.OnNew != nil, Resume: f.OnResume != nil, Sessions: f.OnSessions != nil, Search: f.OnSearch != nil,
+		Model: f.OnModel != nil, Models: f.OnModels != nil, Compress: f.OnCompress != nil,
+		SaveInput: f.OnSaveInput != nil, Rewind: f.OnRewind != nil && f.OnRewindPoints != nil,
+		Diff: f.OnDiff != nil, Timeline: f.OnTimeline != nil, Rename: f.OnRename != nil, Fork: f.OnFork != nil,
+		Setup: f.OnSetupOffer != nil,
+		Extensions: f.OnCustomCommands != nil || f.OnExpandCommand != nil || f.OnSkills != nil ||
+			f.OnAgents != nil || f.OnTrust != nil || f.OnTrustProject != nil,
+	}
+}
+
+func (f *fakePort) StartInput(ctx context.Context, in loop.Input) error {
+	if f.OnStartInput == nil {
+		return ErrNotAvailable
+	}
+	return f.OnStartInput(ctx, in)
+}
+
+func (f *fakePort) CancelCall(id string) bool { return f.OnCancelCall != nil && f.OnCancelCall(id) }
+
+func (f *fakePort) Shell(ctx context.Context, command string) (tools.Result, error) {
+	if f.OnShell == nil {
+		return tools.Result{}, ErrNotAvailable
+	}
+	return f.OnShell(ctx, command)
+}
+
+func (f *fakePort) ApprovalMode() tools.ApprovalMode {
+	if f.Approvals == nil {
+		return tools.ApprovalAsk
+	}
+	return f.Approvals.Mode()
+}
+
+func (f *fakePort) SetApprovalMode(m tools.ApprovalMode) {
+	if f.Approvals != nil {
+		f.Approvals.SetMode(m)
+	}
+}
+
+func (f *fakePort) MCPStarting() []string { return call0(f.OnMCPStarting) }
+func (f *fakePort) MCPNotices() []string  { return call0(f.OnMCPNotices) }
+
+// call0 calls get, nil when there is none.
+func call0[T any](get func() T) T {
+	var zero T
+	if get == nil {
+		return zero
+	}
+	return get()
+}
+
+func (f *fakePort) New(ctx context.Context) (Session, error) {
+	if f.OnNew == nil {
+		return Session{}, ErrNotAvailable
+	}
+	return f.OnNew(ctx)
+}
+
+func (f *fakePort) Resume(ctx context.Context, id string) (Session, error) {
+	if f.OnResume == nil {
+		return Session{}, ErrNotAvailable
+	}
+	return f.OnResume(ctx, id)
+}
+
+func (f *fakePort) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if f.OnSessions == nil {
+		return nil, ErrNotAvailable
+	}
+	return f.OnSessions(ctx)
+}
+
+func (f *fakePort) Search(ctx context.Context, query string) ([]SessionInfo, error) {
+	if f.OnSearch == nil {
+		return nil, ErrNotAvailable
+	}
+	return f.OnSearch(ctx, query)
+}
+
+func (f *fakePort) Rename(ctx context.Context, title string) (string, error) {
+	if f.OnRename == nil {
+		return "", ErrNotAvailable
+	}
+	return f.OnRename(ctx, title)
+}
+
+func (f *fakePort) Fork(ctx context.Context, title string) (Session, error) {
+	if f.OnFork == nil {
+		return Session{}, ErrNotAvailable
+	}
+	return f.OnFork(ctx, title)
+}
+
+func (f *fakePort) SaveInput(text string) error {
+	if f.OnSaveInput == nil {
+		return ErrNotAvailable
+	}
+	return f.OnSaveInput(text)
+}
+
+func (f *fakePort) Model(ctx context.Context, spec string) (string, string, error) {
+	if f.OnModel == nil {
+		return "", "", ErrNotAvailable
+	}
+	return f.OnModel(ctx, spec)
+}
+
+func (f *fakePort) Models(ctx context.Context) (ModelList, error) {
+	if f.OnModels == nil {
+		return ModelList{}, ErrNotAvailable
+	}
+	return f.OnModels(ctx)
+}
+
+func (f *fakePort) Compress(ctx context.Context) error {
+	if f.OnCompress == nil {
+		return ErrNotAvailable
+	}
+	return f.OnCompress(ctx)
+}
+
+func (f *fakePort) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
+	if f.OnRewindPoints == nil {
+		return nil, ErrNotAvailable
+	}
+	return f.OnRewindPoints(ctx)
+}
+
+func (f *fakePort) Rewind(ctx context.Context, req RewindRequest) (RewindResult, error) {
+	if f.OnRewind == nil {
+		return RewindResult{}, ErrNotAvailable
+	}
+	return f.OnRewind(ctx, req)
+}
+
+func (f *fakePort) Diff(ctx context.Context) (string, error) {
+	if f.OnDiff == nil {
+		return "", ErrNotAvailable
+	}
+	return f.OnDiff(ctx)
+}
+
+func (f *fakePort) Timeline(ctx context.Context, turn int) (*trace.Log, error) {
+	if f.OnTimeline == nil {
+		return nil, ErrNotAvailable
+	}
+	return f.OnTimeline(ctx, turn)
+}
+
+func (f *fakePort) SetupOffer() SetupOffer { return call0(f.OnSetupOffer) }
+
+// SetupModels without a field lists none: the dialog asks for a name.
+func (f *fakePort) SetupModels(ctx context.Context, req SetupRequest) (ModelList, error) {
+	if f.OnSetupModels == nil {
+		return ModelList{Provider: req.Provider, Note: "no list here"}, nil
+	}
+	return f.OnSetupModels(ctx, req)
+}
+
+func (f *fakePort) SetupApply(ctx context.Context, req SetupRequest) (SetupResult, error) {
+	if f.OnSetupApply == nil {
+		return SetupResult{}, ErrNotAvailable
+	}
+	return f.OnSetupApply(ctx, req)
+}
+
+func (f *fakePort) CustomCommands() []CustomCommand { return call0(f.OnCustomCommands) }
+
+func (f *fakePort) ExpandCommand(name, args string) (string, string, bool) {
+	if f.OnExpandCommand == nil {
+		return "", "", false
+	}
+	return f.OnExpandCommand(name, args)
+}
+
+func (f *fakePort) Skills() ([]ExtensionItem, string) {
+	if f.OnSkills == nil {
+		return nil, ""
+	}
+	return f.OnSkills()
+}
+
+func (f *fakePort) Agents() []ExtensionItem { return call0(f.OnAgents) }
+func (f *fakePort) Trust() *TrustRequest    { return call0(f.OnTrust) }
+func (f *fakePort) TrustProject() (string, error) {
+	if f.OnTrustProject == nil {
+		return "", ErrNotAvailable
+	}
+	return f.OnTrustProject()
+}
+
 // clock is a settable test clock.
 type clock struct {
 	mu  sync.Mutex
@@ -86,6 +332,7 @@ type harness struct {
 	t     testing.TB
 	m     *Model
 	agent *fakeAgent
+	port  *fakePort // runs turns on agent; options fill the rest (see fake)
 	clk   *clock
 }
 
@@ -93,8 +340,9 @@ type harness struct {
 func newHarness(t testing.TB, mutate ...func(*Options)) *harness {
 	t.Helper()
 	h := &harness{t: t, agent: &fakeAgent{}, clk: &clock{now: t0}}
+	h.port = portOf(h.agent)
 	opts := Options{
-		Agent: h.agent, Provider: "openai", Model: "gpt-4.1", Cwd: "/work/repo",
+		Port: h.port, Provider: "openai", Model: "gpt-4.1", Cwd: "/work/repo",
 		SessionID: "0a1b2c3d4e5f", NoColor: true, MaxIterations: 90, ContextLength: 128000,
 		Now: h.clk.Now,
 	}

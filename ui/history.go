@@ -126,7 +126,8 @@ func (m *Model) afterKey() tea.Cmd {
 	if len(m.comp.unsaved) > 0 {
 		texts := m.comp.unsaved
 		m.comp.unsaved = nil
-		if save := m.opts.Commands.SaveInput; save != nil {
+		if m.can.SaveInput {
+			save := m.agent.SaveInput
 			cmds = append(cmds, func() tea.Msg {
 				for _, t := range texts {
 					if err := save(t); err != nil {

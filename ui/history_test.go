@@ -34,7 +34,7 @@ func (s *savedInputs) got() []string {
 // keep the draft: Up brings it back, and it is saved like a sent input.
 func TestDraftClearedGoesToHistory(t *testing.T) {
 	saved := &savedInputs{}
-	h := newHarness(t, func(o *Options) { o.Commands.SaveInput = saved.save })
+	h := newHarness(t, func(o *Options) { fake(o).OnSaveInput = saved.save })
 	h.typeText("half a thought")
 	h.key("esc")
 	if v := h.m.comp.value(); v != "" {
@@ -62,7 +62,7 @@ func TestInputHistorySurvivesRestart(t *testing.T) {
 	saved := &savedInputs{}
 	h := newHarness(t, func(o *Options) {
 		o.InputHistory = []string{"from yesterday", "from this morning"}
-		o.Commands.SaveInput = saved.save
+		fake(o).OnSaveInput = saved.save
 	})
 	h.key("up")
 	if v := h.m.comp.value(); v != "from this morning" {

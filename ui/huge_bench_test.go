@@ -68,7 +68,7 @@ func BenchmarkHugeResumedFirstFrame(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		m := New(Options{Agent: &fakeAgent{}, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90, History: hist})
+		m := New(Options{Port: portOf(&fakeAgent{}), Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90, History: hist})
 		m.Update(teaSize(120, 40))
 		_ = m.View()
 		m.shutdown()

@@ -220,15 +220,13 @@ func (m *Model) handleFrame() tea.Cmd {
 // pollMCP reads which MCP servers still start and reports whether any
 // does; the status line shows them.
 func (m *Model) pollMCP() bool {
-	if m.opts.MCPNotices != nil {
-		for _, n := range m.opts.MCPNotices() {
-			m.notice(noticeWarn, n)
-		}
-	}
-	if m.opts.MCPStarting == nil {
+	if m.agent == nil {
 		return false
 	}
-	s := strings.Join(m.opts.MCPStarting(), ", ")
+	for _, n := range m.agent.MCPNotices() {
+		m.notice(noticeWarn, n)
+	}
+	s := strings.Join(m.agent.MCPStarting(), ", ")
 	if s != m.ui.mcpStarting {
 		m.ui.mcpStarting, m.chromeDirty = s, true
 	}

@@ -11,12 +11,6 @@ import (
 // again to stop it.
 const stopConfirmAfter = 3 * time.Second
 
-// callCanceller is an agent that can stop one call of the running batch
-// (loop.Agent.CancelCall).
-type callCanceller interface {
-	CancelCall(id string) bool
-}
-
 // laneKey handles the keys of the running lanes and the pager: Ctrl+T
 // opens the pager, Ctrl+↑/↓ move the focus over running calls, x stops the
 // focused one (pressed twice for a call running longer than
@@ -123,10 +117,10 @@ func (m *Model) stopFocused(c *toolCall) tea.Cmd {
 		return m.setHint(fmt.Sprintf("press x again to stop %s (running %s); the rest of the batch goes on", c.name, fmtDuration(ran)), 4*time.Second)
 	}
 	m.live.confirmStop = ""
-	cc, ok := m.agent.(callCanceller)
-	if !ok {
+	if !m.can.CancelCall {
 		return m.setHint("this agent cannot stop a single call; esc interrupts the turn", 3*time.Second)
 	}
+	cc := m.agent
 	id := c.id
 	hint := m.setHint("stopping "+c.name+"…", 2*time.Second)
 	return tea.Batch(hint, func() tea.Msg {

@@ -14,14 +14,14 @@ func TestMCPServersStarting(t *testing.T) {
 	starting := []string{"slowpoke", "files"}
 	notices := []string{`MCP server "broken": cannot connect: no such file`}
 	h := newHarness(t, func(o *Options) {
-		o.MCPNotices = func() []string {
+		fake(o).OnMCPNotices = func() []string {
 			mu.Lock()
 			defer mu.Unlock()
 			out := notices
 			notices = nil
 			return out
 		}
-		o.MCPStarting = func() []string {
+		fake(o).OnMCPStarting = func() []string {
 			mu.Lock()
 			defer mu.Unlock()
 			return starting

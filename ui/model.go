@@ -17,21 +17,20 @@
 //
 // # Wiring
 //
-// The program's main connects an agent like this:
+// The program's main connects a session like this (app.Screen is the
+// [Port] over the wiring's session switcher):
 //
 //	ctx := context.Background()
 //	events, sink := ui.EventChannel(ctx, 0)
 //	dialogs := ui.NewDialogs()
-//	approver := tools.NewApprover(mode, dialogs.Approve)
-//	env := tools.Env{Ask: dialogs.Ask, ...}
-//	agent := loop.New(loop.Options{Sink: sink, Approve: approver.Check, ...})
-//	agent.EmitSessionStarted(cwd, resumed)
-//	err := ui.Run(ctx, ui.Options{
-//		Agent: agent, Events: events, Dialogs: dialogs,
-//		Provider: provider, Model: model, Cwd: cwd, SessionID: agent.SessionID(),
+//	w := app.NewSwitcher(ctx, flags, sink) // approvals ask dialogs.Approve
+//	first, err := w.Open()
+//	err = ui.Run(ctx, ui.Options{
+//		Port: w.Screen(app.ScreenOptions{}), Events: events, Dialogs: dialogs,
+//		Provider: provider, Model: model, Cwd: cwd, SessionID: first.Record.ID,
 //		Theme: cfg.Display.Theme, BusyInputMode: cfg.Display.BusyInputMode,
 //		MaxIterations: cfg.Agent.MaxIterations, ContextLength: cfg.Model.ContextLength,
-//		History: agent.History(),
+//		History: first.Agent.History(),
 //	})
 package ui
 
@@ -51,7 +50,8 @@ import (
 // through its pointer.
 type Model struct {
 	opts   Options
-	agent  Agent
+	agent  Port      // the way to the session (Options.Port); nil: none
+	can    Abilities // what agent offers, read once
 	events <-chan loop.Event
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -136,12 +136,15 @@ func newModel(parent context.Context, opts Options) *Model {
 		clock = time.Now
 	}
 	m := &Model{
-		opts: opts, agent: opts.Agent, events: opts.Events,
+		opts: opts, agent: opts.Port, events: opts.Events,
 		ctx: ctx, cancel: cancel, clock: clock, keys: defaultKeyMap(), term: readTermEnv(),
 		tr:   newTranscript(),
 		comp: newComposerWith(opts.InputHistory, clock()),
 		ses:  sessionInfo{provider: opts.Provider, model: opts.Model, cwd: opts.Cwd, id: opts.SessionID, usage: opts.Usage},
 		ui:   uiState{mouse: !opts.MouseOff},
+	}
+	if m.agent != nil {
+		m.can = m.agent.Abilities()
 	}
 	m.look.name, m.look.noColor, m.look.dark = opts.Theme, opts.NoColor, true
 	m.applyTheme()

@@ -11,40 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// MoreCommands are the callbacks of /model's picker, the first-run setup
-// dialog, /rename and /fork. A nil callback makes its command say it is
-// not available.
-type MoreCommands struct {
-	// Models lists the current provider's models for /model's picker:
-	// the configured ones and what its models endpoint offers. Called
-	// once per opening; the callback caches. An endpoint that fails is a
-	// ModelList with Note set, not an error; an error closes the picker.
-	Models func(ctx context.Context) (ModelList, error)
-	// Rename sets the session's title (/rename TITLE) and returns it as
-	// stored.
-	Rename func(ctx context.Context, title string) (string, error)
-	// Fork copies the session (history and checkpoints) into a new one
-	// and switches to it (/fork [TITLE]); the original stays as it was.
-	Fork func(ctx context.Context, title string) (Session, error)
-	// Setup is the first-run dialog, offered when no provider is
-	// configured; nil: not offered.
-	Setup *SetupCommands
-}
-
-// ModelList is what /model's picker lists.
-type ModelList struct {
-	// Provider is the provider the models belong to.
-	Provider string
-	// Configured are the models named in the configuration (the one in
-	// use first); they are listed first.
-	Configured []string
-	// Listed are the models the provider's endpoint offers.
-	Listed []string
-	// Note says why Listed is empty or short (the endpoint failed or
-	// has none), shown as one line.
-	Note string
-}
-
 // modelPickerMaxRows is how many models the picker shows at once.
 const modelPickerMaxRows = 10
 
@@ -176,15 +142,14 @@ func (mp *modelPicker) chosen(filter string) string {
 // with the model in use, and the provider's list follows. With no
 // provider yet it offers the setup dialog instead.
 func (m *Model) openModelPicker() tea.Cmd {
-	more := m.opts.Commands.More
 	if m.ses.provider == "" && m.ses.model == "" {
-		if more.Setup != nil {
+		if m.can.Setup {
 			return m.openSetup("")
 		}
 		m.notice(noticeInfo, noProviderModelText)
 		return nil
 	}
-	if more.Models == nil {
+	if !m.can.Models {
 		m.notice(noticeInfo, fmt.Sprintf("model: %s/%s · /model [provider/]name switches", m.ses.provider, m.ses.model))
 		return nil
 	}
@@ -203,7 +168,7 @@ func (m *Model) openModelPicker() tea.Cmd {
 	}
 	m.modal.picker = p
 	m.chromeDirty = true
-	return m.loadModels(p, more.Models)
+	return m.loadModels(p, m.agent.Models)
 }
 
 // loadModels fetches the list for picker p in a command; the answer is

@@ -35,8 +35,8 @@ func (r *modelRecorder) got() []string {
 func modelHarness(t *testing.T, list ModelList, err error) (*harness, *modelRecorder, *int) {
 	rec, calls := &modelRecorder{}, new(int)
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Model = rec.model
-		o.Commands.More.Models = func(context.Context) (ModelList, error) { *calls++; return list, err }
+		fake(o).OnModel = rec.model
+		fake(o).OnModels = func(context.Context) (ModelList, error) { *calls++; return list, err }
 	})
 	return h, rec, calls
 }

@@ -52,7 +52,7 @@ func (c cancelAgent) CancelCall(id string) bool { c.ids <- id; return true }
 
 func TestFocusedLaneStopsOnlyItsCall(t *testing.T) {
 	ca := cancelAgent{fakeAgent: &fakeAgent{}, ids: make(chan string, 4)}
-	h := newHarness(t, func(o *Options) { o.Agent = ca })
+	h := newHarness(t, func(o *Options) { fake(o).Agent, fake(o).OnCancelCall = ca, ca.CancelCall })
 	h.size(100, 30)
 	h.events(turnStarted(1, "go"),
 		&loop.ToolsPlanned{Header: hdr(loop.TypeToolsPlanned, 1, 0), Segments: []loop.PlannedSegment{

@@ -180,16 +180,16 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// resumePicked resumes the highlighted session through Commands.Resume,
+// resumePicked resumes the highlighted session through Port.Resume,
 // the way /resume ID does. While a turn or another session command runs
 // it only says to wait.
 func (m *Model) resumePicked() tea.Cmd {
 	s, ok := m.modal.picker.selected()
-	cb := m.opts.Commands.Resume
+	cb := m.agent
 	switch {
 	case !ok:
 		return nil
-	case cb == nil:
+	case !m.can.Resume:
 		m.closePicker()
 		m.notice(noticeMuted, "/resume is not available yet")
 		return nil
@@ -201,7 +201,7 @@ func (m *Model) resumePicked() tea.Cmd {
 	m.closePicker()
 	m.setPending("resume")
 	ctx, id := m.ctx, s.ID
-	return func() tea.Msg { s, err := cb(ctx, id); return sessionResult(s, err) }
+	return func() tea.Msg { s, err := cb.Resume(ctx, id); return sessionResult(s, err) }
 }
 
 // pickerParts lays out the picker: title with counts, filter, the visible
@@ -217,7 +217,7 @@ func (m *Model) pickerParts() []boxPart {
 	p.scroll(room)
 	title := st.Accent.Render("Resume a session") + st.Muted.Render(pickerCounts(p))
 	hint := "type part of a title or an id"
-	if m.opts.Commands.Search != nil {
+	if m.can.Search {
 		hint = "type part of a title, an id or a message"
 	}
 	parts := []boxPart{

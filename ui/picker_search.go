@@ -11,7 +11,7 @@ import (
 // searchMinChars is the shortest filter the picker searches messages for.
 const searchMinChars = 2
 
-// searchResultMsg carries the answer of Commands.Search for the filter
+// searchResultMsg carries the answer of Port.Search for the filter
 // tagged seq; only the latest search's answer is applied.
 type searchResultMsg struct {
 	seq  int
@@ -37,19 +37,19 @@ func (m *Model) pickerFiltered() tea.Cmd {
 	return m.searchMessages()
 }
 
-// searchMessages asks Commands.Search for the sessions whose messages
+// searchMessages asks Port.Search for the sessions whose messages
 // contain the filter, in a command. Every call bumps the sequence number,
 // so the answer to an older filter is dropped, and cancels the search
 // still running for it.
 func (m *Model) searchMessages() tea.Cmd {
-	p, cb := m.modal.picker, m.opts.Commands.Search
+	p, cb := m.modal.picker, m.agent
 	m.modal.searchSeq++
 	if p.stop != nil {
 		p.stop()
 	}
 	p.stop, p.searching = nil, false
 	q := strings.TrimSpace(p.filter.value())
-	if cb == nil || utf8.RuneCountInString(q) < searchMinChars {
+	if !m.can.Search || utf8.RuneCountInString(q) < searchMinChars {
 		return nil
 	}
 	ctx, stop := context.WithCancel(m.ctx)
@@ -57,7 +57,7 @@ func (m *Model) searchMessages() tea.Cmd {
 	seq := m.modal.searchSeq
 	return func() tea.Msg {
 		defer stop()
-		hits, err := cb(ctx, q)
+		hits, err := cb.Search(ctx, q)
 		return searchResultMsg{seq: seq, hits: hits, err: err}
 	}
 }

@@ -38,9 +38,9 @@ func searchHarness(t *testing.T, list []SessionInfo, answer func(string) ([]Sess
 	rec := &resumeRecorder{}
 	sr := &searchRecorder{answer: answer}
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Sessions = func(context.Context) ([]SessionInfo, error) { return list, nil }
-		o.Commands.Resume = rec.resume
-		o.Commands.Search = sr.search
+		fake(o).OnSessions = func(context.Context) ([]SessionInfo, error) { return list, nil }
+		fake(o).OnResume = rec.resume
+		fake(o).OnSearch = sr.search
 	})
 	return h, rec, sr
 }
@@ -263,7 +263,7 @@ func TestGoldenPickerSearch(t *testing.T) {
 
 func TestPickerSearchCancelled(t *testing.T) {
 	h, _, _ := searchHarness(t, pickerSessions(), nil)
-	h.m.opts.Commands.Search = func(ctx context.Context, q string) ([]SessionInfo, error) {
+	h.port.OnSearch = func(ctx context.Context, q string) ([]SessionInfo, error) {
 		<-ctx.Done() // answers only when cancelled
 		return nil, ctx.Err()
 	}

@@ -44,8 +44,8 @@ func (r *resumeRecorder) got() []string {
 func pickerHarness(t *testing.T, list []SessionInfo) (*harness, *resumeRecorder) {
 	rec := &resumeRecorder{}
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Sessions = func(context.Context) ([]SessionInfo, error) { return list, nil }
-		o.Commands.Resume = rec.resume
+		fake(o).OnSessions = func(context.Context) ([]SessionInfo, error) { return list, nil }
+		fake(o).OnResume = rec.resume
 	})
 	return h, rec
 }
@@ -155,7 +155,7 @@ func TestPickerWhileBusyWaits(t *testing.T) {
 func TestSessionsFallbacks(t *testing.T) {
 	// Without Resume the picker could not resume: the list is printed.
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Sessions = func(context.Context) ([]SessionInfo, error) { return pickerSessions()[:1], nil }
+		fake(o).OnSessions = func(context.Context) ([]SessionInfo, error) { return pickerSessions()[:1], nil }
 	})
 	h.command("/sessions")
 	if h.m.modalOpen() {
@@ -165,7 +165,7 @@ func TestSessionsFallbacks(t *testing.T) {
 
 	// Without Sessions, /resume resumes the most recent session.
 	rec := &resumeRecorder{}
-	h = newHarness(t, func(o *Options) { o.Commands.Resume = rec.resume })
+	h = newHarness(t, func(o *Options) { fake(o).OnResume = rec.resume })
 	h.command("/resume")
 	if got := rec.got(); len(got) != 1 || got[0] != "" {
 		t.Errorf("Resume got %q", got)

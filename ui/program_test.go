@@ -58,7 +58,7 @@ func TestProgramEndToEnd(t *testing.T) {
 	defer cancel()
 	events, sink := EventChannel(ctx, 0)
 	agent := &scriptAgent{sink: sink}
-	m := New(Options{Agent: agent, Events: events, Provider: "demo", Model: "script", NoColor: true})
+	m := New(Options{Port: portOf(agent), Events: events, Provider: "demo", Model: "script", NoColor: true})
 	defer m.shutdown() // what ui.Run does when the program ends
 
 	answered := make(chan struct{})

@@ -15,12 +15,12 @@ import (
 func TestSessionCommandsRefusedDuringTurn(t *testing.T) {
 	ran := map[string]int{}
 	h := newHarness(t, func(o *Options) {
-		o.Commands.New = func(context.Context) (Session, error) {
+		fake(o).OnNew = func(context.Context) (Session, error) {
 			ran["new"]++
 			return Session{ID: "20261201_153012_3fa9c1"}, nil
 		}
-		o.Commands.Compress = func(context.Context) error { ran["compress"]++; return nil }
-		o.Commands.Model = func(context.Context, string) (string, string, error) { ran["model"]++; return "openai", "gpt-5", nil }
+		fake(o).OnCompress = func(context.Context) error { ran["compress"]++; return nil }
+		fake(o).OnModel = func(context.Context, string) (string, string, error) { ran["model"]++; return "openai", "gpt-5", nil }
 	})
 	h.size(100, 40)
 	h.startBusy()
@@ -45,7 +45,7 @@ func TestSessionCommandsRefusedDuringTurn(t *testing.T) {
 // shows its reason as information, not as an error.
 func TestNothingToCompressIsNotAFailure(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Compress = func(context.Context) error {
+		fake(o).OnCompress = func(context.Context) error {
 			return fmt.Errorf("%w: the whole history (6 messages) is kept verbatim", loop.ErrNothingToCompress)
 		}
 	})

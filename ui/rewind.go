@@ -62,8 +62,8 @@ func (r *rewindState) open() bool { return r.modal != nil || r.diff != nil }
 
 // rewindCommand runs /rewind [TURN], /undo and /diff.
 func (m *Model) rewindCommand(name, args string) tea.Cmd {
-	cb := m.opts.Commands
-	if (name == "diff" && cb.Diff == nil) || (name != "diff" && (cb.Rewind == nil || cb.RewindPoints == nil)) {
+	cb := m.agent
+	if (name == "diff" && !m.can.Diff) || (name != "diff" && !m.can.Rewind) {
 		m.notice(noticeMuted, "/"+name+" is not available yet")
 		return nil
 	}
@@ -171,7 +171,7 @@ func (m *Model) handleEscEsc() tea.Cmd {
 // on an empty composer without the popup, with rewind points to list.
 func (m *Model) escRewinds() bool {
 	return !m.turn.busy && m.pending == "" && !m.popupOpen() && m.comp.value() == "" &&
-		m.opts.Commands.RewindPoints != nil
+		m.can.Rewind
 }
 
 // rewindKey handles a key while the rewind list or the diff is open.
@@ -254,9 +254,9 @@ func (m *Model) rewindChoiceKey(r *rewindModal, k string, n int, pick func(int) 
 func (m *Model) runRewind(req RewindRequest, input string) tea.Cmd {
 	m.closeRewind()
 	m.setPending("rewind")
-	cb, ctx := m.opts.Commands.Rewind, m.ctx
+	cb, ctx := m.agent, m.ctx
 	return func() tea.Msg {
-		res, err := cb(ctx, req)
+		res, err := cb.Rewind(ctx, req)
 		return commandResultMsg{settles: true, apply: func(m *Model) tea.Cmd { return m.rewindDone(req, input, res, err) }}
 	}
 }

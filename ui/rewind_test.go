@@ -19,36 +19,35 @@ type fakeRewinds struct {
 	refuse bool
 }
 
-func (f *fakeRewinds) commands() Commands {
-	return Commands{
-		RewindPoints: func(context.Context) ([]RewindPoint, error) {
-			return []RewindPoint{
-				{Turn: 2, Input: "second ask", Files: []string{"changed main.go", "created new.go"}},
-				{Turn: 1, Input: "first ask"},
-			}, nil
-		},
-		Rewind: func(_ context.Context, req RewindRequest) (RewindResult, error) {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.reqs = append(f.reqs, req)
-			res := RewindResult{Restored: 2}
-			if f.refuse && req.Code && !req.Force {
-				res.Refused = []string{"main.go"}
-			}
-			if req.Conversation {
-				res.Session = &Session{ID: "0a1b2c3d4e5f", History: []providers.Message{{Role: providers.RoleUser, Content: "first ask"}}}
-			}
-			return res, nil
-		},
-		Diff: func(context.Context) (string, error) {
-			var b strings.Builder
-			b.WriteString("diff --talaria a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,1 +1,1 @@\n-old line\n+new line\n")
-			for i := range 60 {
-				b.WriteString(" context " + strings.Repeat("x", i%7) + "\n")
-			}
-			b.WriteString("+the very last line\n")
-			return b.String(), nil
-		},
+// fill offers the rewinds on p.
+func (f *fakeRewinds) fill(p *fakePort) {
+	p.OnRewindPoints = func(context.Context) ([]RewindPoint, error) {
+		return []RewindPoint{
+			{Turn: 2, Input: "second ask", Files: []string{"changed main.go", "created new.go"}},
+			{Turn: 1, Input: "first ask"},
+		}, nil
+	}
+	p.OnRewind = func(_ context.Context, req RewindRequest) (RewindResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.reqs = append(f.reqs, req)
+		res := RewindResult{Restored: 2}
+		if f.refuse && req.Code && !req.Force {
+			res.Refused = []string{"main.go"}
+		}
+		if req.Conversation {
+			res.Session = &Session{ID: "0a1b2c3d4e5f", History: []providers.Message{{Role: providers.RoleUser, Content: "first ask"}}}
+		}
+		return res, nil
+	}
+	p.OnDiff = func(context.Context) (string, error) {
+		var b strings.Builder
+		b.WriteString("diff --talaria a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,1 +1,1 @@\n-old line\n+new line\n")
+		for i := range 60 {
+			b.WriteString(" context " + strings.Repeat("x", i%7) + "\n")
+		}
+		b.WriteString("+the very last line\n")
+		return b.String(), nil
 	}
 }
 
@@ -63,7 +62,7 @@ func (h *harness) press(name string) { h.settle(keyMsg(name)) }
 
 func TestEscEscOpensRewindListAndRewindsBoth(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.press("esc")
 	if h.m.rw.open() {
 		t.Fatal("one esc opened the rewind list")
@@ -96,7 +95,7 @@ func TestEscEscOpensRewindListAndRewindsBoth(t *testing.T) {
 
 func TestEscEscNeedsQuickSecondPressAndEmptyComposer(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.press("esc")
 	h.clk.advance(2 * time.Second)
 	h.press("esc")
@@ -113,7 +112,7 @@ func TestEscEscNeedsQuickSecondPressAndEmptyComposer(t *testing.T) {
 
 func TestRewindRefusedWhileTurnRunsThenWorksAfterInterrupt(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.startBusy()
 	h.events(turnStarted(1, "first"))
 	h.typeText("/rewind")
@@ -136,7 +135,7 @@ func TestRewindRefusedWhileTurnRunsThenWorksAfterInterrupt(t *testing.T) {
 
 func TestRewindOutsideChangeAsksBeforeOverwriting(t *testing.T) {
 	f := &fakeRewinds{refuse: true}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.typeText("/rewind 2")
 	h.press("enter")
 	h.press("3") // code only
@@ -163,7 +162,7 @@ func TestRewindOutsideChangeAsksBeforeOverwriting(t *testing.T) {
 
 func TestUndoRewindsBothBeforeTheLastTurn(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.typeText("/undo")
 	h.press("enter")
 	if got := f.got(); len(got) != 1 || got[0] != (RewindRequest{Turn: 2, Code: true, Conversation: true}) {
@@ -173,7 +172,7 @@ func TestUndoRewindsBothBeforeTheLastTurn(t *testing.T) {
 
 func TestDiffScrollsAndCloses(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	h.typeText("/diff")
 	h.press("enter")
 	s := h.screen()
@@ -191,7 +190,7 @@ func TestDiffScrollsAndCloses(t *testing.T) {
 
 func TestFastEscEscArrivesAsAltEsc(t *testing.T) {
 	f := &fakeRewinds{}
-	h := newHarness(t, func(o *Options) { o.Commands = f.commands() })
+	h := newHarness(t, func(o *Options) { f.fill(fake(o)) })
 	if keyMsg("alt+esc").String() != "alt+esc" {
 		t.Fatalf("key %q", keyMsg("alt+esc").String())
 	}

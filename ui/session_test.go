@@ -93,10 +93,11 @@ func TestNewSessionOnTheSameChannel(t *testing.T) {
 	defer cancel()
 	events, sink := EventChannel(ctx, 0)
 	agent := &scriptAgent{sink: sink}
-	cmds := Commands{New: func(context.Context) (Session, error) {
+	p := portOf(agent)
+	p.OnNew = func(context.Context) (Session, error) {
 		return Session{ID: "5e55104e0002", Provider: "demo", Model: "script"}, nil
-	}}
-	w := runWatched(t, New(Options{Agent: agent, Events: events, Provider: "demo", Model: "script", NoColor: true, Commands: cmds}))
+	}
+	w := runWatched(t, New(Options{Port: p, Events: events, Provider: "demo", Model: "script", NoColor: true}))
 	w.typeLine("/new")
 	w.until(t, "the switch", func(m *Model) bool { return m.width > 0 && m.ses.id == "5e55104e0002" && m.pending == "" })
 	w.typeLine("hi")
@@ -123,13 +124,14 @@ func goCmd(cmd tea.Cmd) <-chan []tea.Msg {
 // blockingCommands are session commands that wait for release; new and
 // resume switch to session 5e55104e0004 (on the same agent: the wiring
 // forwards to the session it switched to).
-func blockingCommands(release <-chan struct{}) Commands {
+func blockingCommands(release <-chan struct{}) func(*Options) {
 	session := func() (Session, error) { <-release; return Session{ID: "5e55104e0004"}, nil }
-	return Commands{
-		New:      func(context.Context) (Session, error) { return session() },
-		Resume:   func(context.Context, string) (Session, error) { return session() },
-		Model:    func(context.Context, string) (string, string, error) { <-release; return "openai", "gpt-5", nil },
-		Compress: func(context.Context) error { <-release; return nil },
+	return func(o *Options) {
+		p := fake(o)
+		p.OnNew = func(context.Context) (Session, error) { return session() }
+		p.OnResume = func(context.Context, string) (Session, error) { return session() }
+		p.OnModel = func(context.Context, string) (string, string, error) { <-release; return "openai", "gpt-5", nil }
+		p.OnCompress = func(context.Context) error { <-release; return nil }
 	}
 }
 
@@ -141,7 +143,7 @@ func TestEnterQueuesWhileSessionCommandRuns(t *testing.T) {
 	for _, c := range []string{"/new", "/resume 5e55", "/model openai/gpt-5", "/compress"} {
 		t.Run(c, func(t *testing.T) {
 			release := make(chan struct{})
-			h := newHarness(t, func(o *Options) { o.Commands = blockingCommands(release) })
+			h := newHarness(t, blockingCommands(release))
 			h.typeText(c)
 			_, cmd := h.m.Update(keyMsg("enter"))
 			res := goCmd(cmd)
@@ -170,7 +172,7 @@ func TestEnterQueuesWhileSessionCommandRuns(t *testing.T) {
 func TestPickerResumeIsPending(t *testing.T) {
 	release := make(chan struct{})
 	h, _ := pickerHarness(t, pickerSessions())
-	h.m.opts.Commands.Resume = blockingCommands(release).Resume
+	h.port.OnResume = func(context.Context, string) (Session, error) { <-release; return Session{ID: "5e55104e0004"}, nil }
 	h.command("/sessions")
 	_, cmd := h.m.Update(keyMsg("enter"))
 	res := goCmd(cmd)
@@ -192,7 +194,7 @@ func TestPickerResumeIsPending(t *testing.T) {
 // runs (one the agent started itself) does not reset the screen under it.
 func TestSessionSwitchRefusedWhileTurnRuns(t *testing.T) {
 	release := make(chan struct{})
-	h := newHarness(t, func(o *Options) { o.Commands = blockingCommands(release) })
+	h := newHarness(t, blockingCommands(release))
 	h.typeText("/new")
 	_, cmd := h.m.Update(keyMsg("enter"))
 	res := goCmd(cmd)
@@ -201,7 +203,7 @@ func TestSessionSwitchRefusedWhileTurnRuns(t *testing.T) {
 	for _, msg := range <-res {
 		h.settle(msg)
 	}
-	if h.m.agent != Agent(h.agent) || h.m.ses.id != "0a1b2c3d4e5f" || !h.m.turn.busy {
+	if h.m.agent != Port(h.port) || h.m.ses.id != "0a1b2c3d4e5f" || !h.m.turn.busy {
 		t.Errorf("switched during a turn: session %q, busy %v", h.m.ses.id, h.m.turn.busy)
 	}
 	contains(t, h.screen(), "› started elsewhere", "the session was not switched on screen")

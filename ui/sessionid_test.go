@@ -64,10 +64,10 @@ func (flagErr) ScreenText() string { return "session 2026: ambiguous" }
 // wrong without naming --resume; /new announces the full id.
 func TestResumeErrorNamesNoFlag(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Resume = func(context.Context, string) (Session, error) {
+		fake(o).OnResume = func(context.Context, string) (Session, error) {
 			return Session{}, fmt.Errorf("open: %w", flagErr{})
 		}
-		o.Commands.New = func(context.Context) (Session, error) {
+		fake(o).OnNew = func(context.Context) (Session, error) {
 			return Session{ID: "20261201_153012_3fa9c1"}, nil
 		}
 	})

@@ -10,58 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// SetupCommands drive the first-run setup dialog: a provider, where its
-// key comes from (an environment variable, or a key typed here and stored
-// by the wiring), and a model.
-type SetupCommands struct {
-	// Providers lists the providers offered, in order.
-	Providers func() []SetupProvider
-	// Models lists the models of the provider as req sets it up, for the
-	// dialog's model step (see [MoreCommands].Models).
-	Models func(ctx context.Context, req SetupRequest) (ModelList, error)
-	// Apply writes the configuration (and stores req.Key when set) and
-	// opens a session with it; the screen switches to that session.
-	Apply func(ctx context.Context, req SetupRequest) (SetupResult, error)
-	// KeyFile is where a typed key is stored, for the dialog's text.
-	KeyFile string
-}
-
-// SetupProvider is one provider the setup dialog offers.
-type SetupProvider struct {
-	Name        string
-	Description string
-	// KeyEnv is the variable its key is read from by default ("": it
-	// takes no key); KeySet says that variable is set now.
-	KeyEnv string
-	KeySet bool
-	// KeyOptional: it works without a key (local servers).
-	KeyOptional bool
-	// AskBaseURL: the dialog asks for the server's URL (BaseURL is the
-	// suggestion).
-	AskBaseURL bool
-	BaseURL    string
-	// DefaultModel is offered first in the model step.
-	DefaultModel string
-}
-
-// SetupRequest is what the dialog collected.
-type SetupRequest struct {
-	Provider string
-	BaseURL  string
-	// KeyEnv is the variable to read the key from; Key, when set, is a key
-	// typed in the dialog, to be stored (under KeyEnv's name).
-	KeyEnv string
-	Key    string
-	Model  string
-}
-
-// SetupResult is what Apply did.
-type SetupResult struct {
-	Session Session
-	// Notice says what was written where (never the key itself).
-	Notice string
-}
-
 // The setup dialog's steps.
 const (
 	setupProvider = iota
@@ -79,6 +27,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 type setupDialog struct {
 	step      int
 	providers []SetupProvider
+	keyFile   string // where a typed key is stored (SetupOffer.KeyFile)
 	sel       int
 	req       SetupRequest
 	// text is the message that opened the dialog, sent once a session is
@@ -115,7 +64,7 @@ func (d *setupDialog) stepNumber() (n, of int) {
 // setupAtStart opens the setup dialog when the screen opens without a
 // provider and the wiring offers one.
 func (m *Model) setupAtStart() {
-	if m.opts.Commands.More.Setup != nil && m.ses.provider == "" && m.ses.model == "" && m.opts.InitialPrompt == "" {
+	if m.can.Setup && m.ses.provider == "" && m.ses.model == "" && m.opts.InitialPrompt == "" {
 		m.openSetup("")
 	}
 }
@@ -123,7 +72,7 @@ func (m *Model) setupAtStart() {
 // setupBeforeTurn opens the setup dialog instead of sending text when no
 // provider is configured yet: the message is sent once one is.
 func (m *Model) setupBeforeTurn(text string) (tea.Cmd, bool) {
-	if m.opts.Commands.More.Setup == nil || m.ses.provider != "" || m.ses.model != "" {
+	if !m.can.Setup || m.ses.provider != "" || m.ses.model != "" {
 		return nil, false
 	}
 	if p := m.modal.picker; p != nil && p.setup != nil {
@@ -136,17 +85,17 @@ func (m *Model) setupBeforeTurn(text string) (tea.Cmd, bool) {
 // openSetup shows the setup dialog's first step; text is the message to
 // send once a session is open.
 func (m *Model) openSetup(text string) tea.Cmd {
-	sc := m.opts.Commands.More.Setup
-	if sc == nil || sc.Providers == nil {
+	if !m.can.Setup {
 		return nil
 	}
-	list := sc.Providers()
+	offer := m.agent.SetupOffer()
+	list := offer.Providers
 	if len(list) == 0 {
 		return nil
 	}
 	m.closePicker()
 	p := newPicker(nil, "", m.pickerFilterWidth(), m.clock())
-	p.setup = &setupDialog{providers: list, text: text}
+	p.setup = &setupDialog{providers: list, keyFile: offer.KeyFile, text: text}
 	for i, pr := range list {
 		if pr.KeySet {
 			p.setup.sel = i // a key already set suggests its provider
@@ -291,13 +240,8 @@ func (m *Model) setupToModel() tea.Cmd {
 	mp.choose = func(m *Model, name string) tea.Cmd { return m.setupApply(name) }
 	p.models = mp
 	p.filter.setValue("")
-	sc := m.opts.Commands.More.Setup
-	if sc.Models == nil {
-		mp.loading = false
-		return nil
-	}
-	req := d.req
-	return m.loadModels(p, func(ctx context.Context) (ModelList, error) { return sc.Models(ctx, req) })
+	sc, req := m.agent, d.req
+	return m.loadModels(p, func(ctx context.Context) (ModelList, error) { return sc.SetupModels(ctx, req) })
 }
 
 // setupBack goes one step back; from the first step it closes the dialog
@@ -354,15 +298,12 @@ func (m *Model) setupStepBackToURL() tea.Cmd {
 func (m *Model) setupApply(model string) tea.Cmd {
 	p := m.modal.picker
 	d := p.setup
-	sc := m.opts.Commands.More.Setup
-	if sc.Apply == nil {
-		return nil
-	}
+	sc := m.agent
 	d.req.Model = model
 	d.applying, d.note = true, ""
 	req, ctx := d.req, m.ctx
 	return func() tea.Msg {
-		res, err := sc.Apply(ctx, req)
+		res, err := sc.SetupApply(ctx, req)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
 			if m.modal.picker != p {
 				return nil
@@ -428,7 +369,7 @@ func (m *Model) setupParts() []boxPart {
 		hint = "enter next · esc back"
 	case setupKey:
 		pr := d.provider()
-		where := "in " + or(m.opts.Commands.More.Setup.KeyFile, "$TALARIA_HOME") + " (mode 0600)"
+		where := "in " + or(d.keyFile, "$TALARIA_HOME") + " (mode 0600)"
 		parts = append(parts, text(fmt.Sprintf("The key for %s: paste it to store it %s, or type $NAME to read it from that environment variable.", pr.Name, where), 4))
 		empty := "$" + pr.KeyEnv + " is not set"
 		switch {

@@ -14,30 +14,28 @@ type setupRecorder struct {
 	applied []SetupRequest
 }
 
-func (r *setupRecorder) commands() *SetupCommands {
-	return &SetupCommands{
-		KeyFile: "/home/u/.talaria/credentials",
-		Providers: func() []SetupProvider {
-			return []SetupProvider{
-				{Name: "openai", Description: "OpenAI", KeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4.1"},
-				{Name: "anthropic", Description: "Anthropic", KeyEnv: "ANTHROPIC_API_KEY", DefaultModel: "claude-sonnet-4-5"},
-				{Name: "ollama", Description: "a local Ollama", KeyOptional: true, DefaultModel: ""},
-				{Name: "custom", Description: "any OpenAI-compatible server", KeyOptional: true, AskBaseURL: true, BaseURL: "http://127.0.0.1:8080/v1"},
-			}
-		},
-		Models: func(_ context.Context, req SetupRequest) (ModelList, error) {
-			r.mu.Lock()
-			r.listed = append(r.listed, req)
-			r.mu.Unlock()
-			return ModelList{Provider: req.Provider, Listed: []string{"gpt-4o", "gpt-4o-mini", "o3"}}, nil
-		},
-		Apply: func(_ context.Context, req SetupRequest) (SetupResult, error) {
-			r.mu.Lock()
-			r.applied = append(r.applied, req)
-			r.mu.Unlock()
-			return SetupResult{Session: Session{ID: "5e55105e0001", Provider: req.Provider, Model: req.Model},
-				Notice: "wrote /home/u/.talaria/config.yaml"}, nil
-		},
+// fill offers the setup dialog on p.
+func (r *setupRecorder) fill(p *fakePort) {
+	p.OnSetupOffer = func() SetupOffer {
+		return SetupOffer{KeyFile: "/home/u/.talaria/credentials", Providers: []SetupProvider{
+			{Name: "openai", Description: "OpenAI", KeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-4.1"},
+			{Name: "anthropic", Description: "Anthropic", KeyEnv: "ANTHROPIC_API_KEY", DefaultModel: "claude-sonnet-4-5"},
+			{Name: "ollama", Description: "a local Ollama", KeyOptional: true, DefaultModel: ""},
+			{Name: "custom", Description: "any OpenAI-compatible server", KeyOptional: true, AskBaseURL: true, BaseURL: "http://127.0.0.1:8080/v1"},
+		}}
+	}
+	p.OnSetupModels = func(_ context.Context, req SetupRequest) (ModelList, error) {
+		r.mu.Lock()
+		r.listed = append(r.listed, req)
+		r.mu.Unlock()
+		return ModelList{Provider: req.Provider, Listed: []string{"gpt-4o", "gpt-4o-mini", "o3"}}, nil
+	}
+	p.OnSetupApply = func(_ context.Context, req SetupRequest) (SetupResult, error) {
+		r.mu.Lock()
+		r.applied = append(r.applied, req)
+		r.mu.Unlock()
+		return SetupResult{Session: Session{ID: "5e55105e0001", Provider: req.Provider, Model: req.Model},
+			Notice: "wrote /home/u/.talaria/config.yaml"}, nil
 	}
 }
 
@@ -48,7 +46,7 @@ func setupHarness(t *testing.T) (*harness, *setupRecorder) {
 	h := newHarness(t, func(o *Options) {
 		o.Provider, o.Model, o.SessionID = "", "", ""
 		o.Notice = "no model provider configured"
-		o.Commands.More.Setup = rec.commands()
+		rec.fill(fake(o))
 	})
 	return h, rec
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,13 +19,6 @@ const (
 	shellContextBytes = 16 << 10
 	shellChunks       = 64
 )
-
-// shellAgent is an agent that runs the user's own shell commands (!cmd)
-// without an approval (the user typed them); the wiring's switcher is
-// one.
-type shellAgent interface {
-	Shell(ctx context.Context, command string) (tools.Result, error)
-}
 
 // shellRun is one !cmd in flight: its card, and the stream of its live
 // output, closed when the command returned (res and err are set before).
@@ -68,9 +60,9 @@ func (w shellWriter) Write(p []byte) (int, error) {
 // Codex's ! do). Refused while a turn runs: its output would land in the
 // middle of the turn.
 func (m *Model) runShell(command string) tea.Cmd {
-	sa, ok := m.agent.(shellAgent)
+	sa := m.agent
 	switch {
-	case !ok || m.agent == nil:
+	case !m.can.Shell:
 		m.notice(noticeWarn, "!"+command+": this session cannot run shell commands")
 		return nil
 	case m.turn.busy:

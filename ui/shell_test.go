@@ -12,9 +12,8 @@ import (
 	"talaria/tools"
 )
 
-// shellFake is a fake agent that also runs !cmd.
+// shellFake runs !cmd for a fake port.
 type shellFake struct {
-	*fakeAgent
 	mu   sync.Mutex
 	cmds []string
 	res  tools.Result
@@ -32,9 +31,7 @@ func (s *shellFake) Shell(_ context.Context, command string) (tools.Result, erro
 // carries it to the model.
 func TestBangRunsShellAndFeedsNextMessage(t *testing.T) {
 	sf := &shellFake{res: tools.Result{Output: "main.go\nREADME.md\n"}}
-	h := newHarness(t)
-	sf.fakeAgent = h.agent
-	h.m.agent = sf
+	h := newHarness(t, func(o *Options) { fake(o).OnShell = sf.Shell })
 	h.command("!ls")
 	if len(sf.cmds) != 1 || sf.cmds[0] != "ls" {
 		t.Fatalf("shell calls %q", sf.cmds)
@@ -64,9 +61,7 @@ func TestBangRunsShellAndFeedsNextMessage(t *testing.T) {
 // TestBangRefusedDuringTurn: a turn is running, so !cmd is refused.
 func TestBangRefusedDuringTurn(t *testing.T) {
 	sf := &shellFake{}
-	h := newHarness(t)
-	sf.fakeAgent = h.agent
-	h.m.agent = sf
+	h := newHarness(t, func(o *Options) { fake(o).OnShell = sf.Shell })
 	h.startBusy()
 	h.command("!ls")
 	if len(sf.cmds) != 0 {
@@ -77,7 +72,6 @@ func TestBangRefusedDuringTurn(t *testing.T) {
 
 // liveShell writes its output live, then waits for release.
 type liveShell struct {
-	*fakeAgent
 	release chan struct{}
 }
 
@@ -94,9 +88,7 @@ func (s *liveShell) Shell(ctx context.Context, command string) (tools.Result, er
 // the next message.
 func TestBangShowsOutputLive(t *testing.T) {
 	ls := &liveShell{release: make(chan struct{})}
-	h := newHarness(t)
-	ls.fakeAgent = h.agent
-	h.m.agent = ls
+	h := newHarness(t, func(o *Options) { fake(o).OnShell = ls.Shell })
 	h.typeText("!go test")
 	// The command itself blocks until release: its output arrives first.
 	msgs := execCmdWait(func() tea.Msg { _, c := h.m.Update(keyMsg("enter")); return c() }, 2*time.Second)

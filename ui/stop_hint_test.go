@@ -13,7 +13,7 @@ import (
 // defect 13); another call of that name ending leaves it.
 func TestStopHintGoesWhenTheCallEnds(t *testing.T) {
 	ca := cancelAgent{fakeAgent: &fakeAgent{}, ids: make(chan string, 4)}
-	h := newHarness(t, func(o *Options) { o.Agent = ca })
+	h := newHarness(t, func(o *Options) { fake(o).Agent, fake(o).OnCancelCall = ca, ca.CancelCall })
 	h.size(100, 30)
 	h.events(turnStarted(1, "go"),
 		&loop.ToolsPlanned{Header: hdr(loop.TypeToolsPlanned, 1, 0), Segments: []loop.PlannedSegment{
@@ -47,7 +47,7 @@ func TestStopHintGoesWhenTheCallEnds(t *testing.T) {
 // TestCancelHintGoesWhenTheCallEnds: the same for /cancel ID.
 func TestCancelHintGoesWhenTheCallEnds(t *testing.T) {
 	ca := cancelAgent{fakeAgent: &fakeAgent{}, ids: make(chan string, 4)}
-	h := newHarness(t, func(o *Options) { o.Agent = ca })
+	h := newHarness(t, func(o *Options) { fake(o).Agent, fake(o).OnCancelCall = ca, ca.CancelCall })
 	h.size(100, 30)
 	h.events(turnStarted(1, "go"),
 		&loop.ToolStarted{Header: hdr(loop.TypeToolStarted, 1, 0), ID: "call_7", Name: "terminal"},

@@ -36,7 +36,7 @@ func corpusAnswer(tb testing.TB, name string) string {
 // highlighted), 120×40, a turn started.
 func streamModel(tb testing.TB, clk *clock) *Model {
 	m := New(Options{
-		Agent: &fakeAgent{}, Provider: "openai", Model: "gpt-4.1", Cwd: "/work/repo",
+		Port: portOf(&fakeAgent{}), Provider: "openai", Model: "gpt-4.1", Cwd: "/work/repo",
 		SessionID: "0a1b2c3d4e5f", Theme: "dark", MaxIterations: 90, ContextLength: 128000, Now: clk.Now,
 	})
 	m.term = termEnv{lookPath: noProgram}

@@ -19,7 +19,7 @@ func BenchmarkOpenLongSession(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		m := New(Options{Agent: &fakeAgent{}, Provider: "openai", Model: "gpt-4.1", Theme: "dark", MaxIterations: 90, History: hist})
+		m := New(Options{Port: portOf(&fakeAgent{}), Provider: "openai", Model: "gpt-4.1", Theme: "dark", MaxIterations: 90, History: hist})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		_ = m.View()
 		runtime.GC()

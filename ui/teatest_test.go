@@ -43,7 +43,7 @@ func TestTeatestSmokeTypeAndAnswer(t *testing.T) {
 	defer cancel()
 	events, sink := EventChannel(ctx, 0)
 	agent := &streamingAgent{sink: sink}
-	m := New(Options{Agent: agent, Events: events, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90})
+	m := New(Options{Port: portOf(agent), Events: events, Provider: "openai", Model: "gpt-4.1", NoColor: true, MaxIterations: 90})
 	defer m.shutdown() // what ui.Run does when the program ends
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Ask anything")) }, teatest.WithDuration(10*time.Second))

@@ -15,11 +15,10 @@ import (
 )
 
 // timeline runs /timeline [TURN]: the span log comes from the session
-// (Commands.Timeline) and goes into the transcript as a waterfall, which
+// (Port.Timeline) and goes into the transcript as a waterfall, which
 // scrolls with it and is redrawn at every width.
 func (m *Model) timeline(args string) tea.Cmd {
-	cb := m.opts.Commands.Timeline
-	if cb == nil {
+	if !m.can.Timeline {
 		m.notice(noticeMuted, "/timeline is not available yet")
 		return nil
 	}
@@ -32,9 +31,9 @@ func (m *Model) timeline(args string) tea.Cmd {
 		}
 		turn = n
 	}
-	ctx := m.ctx
+	ctx, cb := m.ctx, m.agent
 	return func() tea.Msg {
-		l, err := cb(ctx, turn)
+		l, err := cb.Timeline(ctx, turn)
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {
 			if err != nil {
 				return m.reportErr("/timeline", err)

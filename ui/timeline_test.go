@@ -98,7 +98,7 @@ func TestTimelineBarsOverlapForParallelCalls(t *testing.T) {
 func TestTimelineCommand(t *testing.T) {
 	var asked []int
 	h := newHarness(t, func(o *Options) {
-		o.Commands.Timeline = func(_ context.Context, turn int) (*trace.Log, error) {
+		fake(o).OnTimeline = func(_ context.Context, turn int) (*trace.Log, error) {
 			asked = append(asked, turn)
 			if turn == 9 {
 				return nil, errors.New("no timeline for turn 9 (recorded turns: 1, 2)")

@@ -9,36 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// TrustRequest is what a project's own settings would add once the user
-// trusts its folder (CONTRACT.md, "Project settings and trust"): the
-// screen asks once, at start, when there is anything.
-type TrustRequest struct {
-	// Root is the project's folder (its git root).
-	Root string
-	// Hooks are the hook commands it would run.
-	Hooks []TrustHook
-	// Rules are the permission rules it would add.
-	Rules []TrustRule
-}
-
-// TrustHook is one hook of a project's settings.
-type TrustHook struct {
-	Event, Matcher, Command string
-	// Path is the settings file it came from.
-	Path string
-}
-
-// TrustRule is one permission rule of a project's settings.
-type TrustRule struct {
-	// List is allow or ask.
-	List, Rule string
-	// Path is the settings file it came from.
-	Path string
-}
-
-// empty reports a request that would add nothing.
-func (r *TrustRequest) empty() bool { return r == nil || len(r.Hooks)+len(r.Rules) == 0 }
-
 // trustLines is how many lines of hooks and rules the dialog lists at
 // most; the rest are counted.
 const trustLines = 8
@@ -46,13 +16,13 @@ const trustLines = 8
 // askTrust is the start-up check: when the session's project has hooks or
 // rules waiting for trust, the trust dialog is queued.
 func (m *Model) askTrust() tea.Cmd {
-	ask := m.opts.Extensions.Trust
-	if ask == nil {
+	if !m.can.Extensions {
 		return nil
 	}
+	ask := m.agent.Trust
 	return func() tea.Msg {
 		req := ask()
-		if req.empty() {
+		if req.Empty() {
 			return nil
 		}
 		return dialogMsg{req: &dialogRequest{kind: dialogTrust, trust: req, question: "trust the project " + req.Root + "?", reply: make(chan dialogAnswer, 1)}}
@@ -70,10 +40,10 @@ func trustOptions() []dialogOption {
 // trustProject runs the wiring's TrustProject (it writes the user's
 // config) off the update loop.
 func (m *Model) trustProject() tea.Cmd {
-	do := m.opts.Extensions.TrustProject
-	if do == nil {
+	if !m.can.Extensions {
 		return nil
 	}
+	do := m.agent.TrustProject
 	return func() tea.Msg {
 		root, err := do()
 		return commandResultMsg{apply: func(m *Model) tea.Cmd {

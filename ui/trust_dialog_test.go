@@ -12,8 +12,8 @@ import (
 // the TrustProject calls, err is what they return.
 func withTrust(req *TrustRequest, trusted *atomic.Int32, err error) func(*Options) {
 	return func(o *Options) {
-		o.Extensions.Trust = func() *TrustRequest { return req }
-		o.Extensions.TrustProject = func() (string, error) {
+		fake(o).OnTrust = func() *TrustRequest { return req }
+		fake(o).OnTrustProject = func() (string, error) {
 			trusted.Add(1)
 			return req.Root, err
 		}

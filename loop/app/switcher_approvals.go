@@ -8,7 +8,7 @@ import (
 )
 
 // Mode is the current session's approvals mode (the one the user chose
-// when no session is open). It implements ui.ApprovalControl.
+// when no session is open); Screen.ApprovalMode reads it.
 func (w *Switcher) Mode() tools.ApprovalMode {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -19,8 +19,8 @@ func (w *Switcher) Mode() tools.ApprovalMode {
 }
 
 // SetMode sets the approvals mode of the current session and of the
-// sessions opened after it (/new, /resume). It implements
-// ui.ApprovalControl.
+// sessions opened after it (/new, /resume); the screen sets it through
+// Screen.SetApprovalMode.
 func (w *Switcher) SetMode(m tools.ApprovalMode) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
