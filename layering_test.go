@@ -23,6 +23,7 @@ type layerRule struct {
 func layerRules() []layerRule {
 	return []layerRule{
 		{"talaria/loop", []string{"talaria/ui", "charm.land/bubbletea", "charm.land/lipgloss", "charm.land/glamour"}},
+		{"talaria/loop/port", []string{"talaria/loop/app", "talaria/tools", "talaria/persist"}},
 		{"talaria/providers", []string{"talaria/loop", "talaria/ui", "talaria/tools"}},
 		{"talaria/tools", []string{"talaria/loop", "talaria/ui"}},
 		{"talaria/persist", []string{"talaria/loop", "talaria/ui"}},
