@@ -52,7 +52,6 @@ type cacheKey struct{ width, gen, ver int }
 // following, the window sticks to the bottom.
 type transcript struct {
 	entries []*entry
-	index   map[item]int
 	width   int
 	height  int
 	follow  bool
@@ -65,26 +64,26 @@ type transcript struct {
 }
 
 func newTranscript() *transcript {
-	return &transcript{follow: true, index: map[item]int{}}
+	return &transcript{follow: true}
 }
 
 // push appends an item.
 func (t *transcript) push(it item) {
-	t.index[it] = len(t.entries)
 	t.entries = append(t.entries, &entry{it: it})
 }
 
 // remove drops an item (an answer that streamed nothing, for example).
+// Such items are at or near the end, so the search runs from there; an
+// index of every item cost a map entry per message on a long session.
 func (t *transcript) remove(it item) {
-	i, ok := t.index[it]
-	if !ok {
+	i := len(t.entries) - 1
+	for i >= 0 && t.entries[i].it != it {
+		i--
+	}
+	if i < 0 {
 		return
 	}
 	t.entries = slices.Delete(t.entries, i, i+1)
-	delete(t.index, it)
-	for j := i; j < len(t.entries); j++ {
-		t.index[t.entries[j].it] = j
-	}
 	if i < t.top {
 		t.top--
 	}
@@ -92,7 +91,7 @@ func (t *transcript) remove(it item) {
 
 // reset empties the transcript.
 func (t *transcript) reset() {
-	t.entries, t.index = nil, map[item]int{}
+	t.entries = nil
 	t.follow, t.top, t.topLine = true, 0, 0
 }
 
