@@ -28,7 +28,9 @@ import (
 //
 //	TALARIA_MEMORY_BENCH=5 go test -run TestLongSessionMemory -v ./loop/app
 //
-// TALARIA_MEMORY_HOME=DIR builds the session there and keeps it.
+// TALARIA_MEMORY_HOME=DIR builds the session there and keeps it;
+// TALARIA_MEMORY_BINARY=PATH measures that binary instead (another
+// commit's build, for a before figure).
 func TestLongSessionMemory(t *testing.T) {
 	runs := 0
 	if v := os.Getenv("TALARIA_MEMORY_BENCH"); v == "" {
@@ -40,6 +42,10 @@ func TestLongSessionMemory(t *testing.T) {
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
+	}
+	if other := os.Getenv("TALARIA_MEMORY_BINARY"); other != "" {
+		defer func(b string) { binary = b }(binary)
+		binary = other
 	}
 	home, cwd := t.TempDir(), t.TempDir()
 	if keep := os.Getenv("TALARIA_MEMORY_HOME"); keep != "" {
