@@ -152,6 +152,9 @@ func New(opts Options) *Agent {
 	}
 	close(a.idle)
 	a.ctxs.enabled, a.ctxs.pct = opts.Compression, opts.CompressionThreshold
+	// a.history is the copy the agent owns: the caller's slice is not kept
+	// alive beside it (a long session's is megabytes of headers).
+	a.opts.History = nil
 	return a
 }
 

@@ -3,11 +3,8 @@ package persist
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -156,46 +153,47 @@ func (s *Store) appendTx(tx *bolt.Tx, id string, preps []prepared, now time.Time
 // Messages returns the session's messages in the order they were appended;
 // ErrNotFound (wrapped) if the session does not exist.
 func (s *Store) Messages(id string) ([]providers.Message, error) {
-	entries, err := s.Entries(id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]providers.Message, len(entries))
-	for i := range entries {
-		out[i] = entries[i].Message
-	}
-	return out, nil
+	return s.readMessages(id, -1)
 }
 
 // MessagesTail returns the session's last n messages (all of them if it has
 // fewer), in order; it reads only those. n <= 0 returns none.
 func (s *Store) MessagesTail(id string, n int) ([]providers.Message, error) {
-	entries, err := s.readEntries(id, max(n, 0))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]providers.Message, len(entries))
-	for i := range entries {
-		out[i] = entries[i].Message
-	}
-	return out, nil
+	return s.readMessages(id, max(n, 0))
 }
 
 // Entries returns the session's messages with their sequence numbers and
 // token counts, in order; ErrNotFound (wrapped) if the session does not
 // exist.
 func (s *Store) Entries(id string) ([]Entry, error) {
-	return s.readEntries(id, -1)
+	raw, err := s.readRaw(id, -1)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeEntries(id, &raw)
 }
 
-// readEntries loads the last n entries of a session, or all when n < 0.
-// The transaction only copies the raw values; they are decoded after it,
-// in parallel for a long session.
-func (s *Store) readEntries(id string, n int) ([]Entry, error) {
+// readMessages loads the last n messages of a session, or all when n < 0,
+// decoded straight into the slice returned.
+func (s *Store) readMessages(id string, n int) ([]providers.Message, error) {
+	raw, err := s.readRaw(id, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.Message, raw.n)
+	if err := s.decodeMessages(id, &raw, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readRaw copies the last n stored messages of a session, or all when
+// n < 0. The transaction only copies the raw values; they are decoded
+// after it, in parallel for a long session.
+func (s *Store) readRaw(id string, n int) (rawEntries, error) {
 	var raw rawEntries
 	err := s.view(func(tx *bolt.Tx) error {
-		sess, err := s.getSession(tx, id, false)
-		if err != nil {
+		if _, err := s.getSession(tx, id, false); err != nil {
 			return err
 		}
 		_, _, messages, err := s.buckets(tx)
@@ -221,97 +219,10 @@ func (s *Store) readEntries(id string, n int) ([]Entry, error) {
 				k = pk
 			}
 		}
-		want := sess.MessageCount
-		if n > 0 {
-			want = min(n, want)
-		}
-		raw, err = s.copyEntries(tx, id, c, k, want)
+		raw, err = s.copyEntries(tx, id, c, k)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.decodeEntries(id, &raw)
-}
-
-// rawEntries are stored messages copied out of a transaction, to be
-// decoded after it: message i is arena[ends[i-1]:ends[i]], with seq seqs[i].
-type rawEntries struct {
-	arena []byte
-	ends  []int
-	seqs  []uint64
-}
-
-// copyEntries copies the messages from key k (a key of c's bucket, or nil
-// for none) to the end of the bucket. want sizes the index slices (a hint).
-func (s *Store) copyEntries(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte, want int) (rawEntries, error) {
-	var r rawEntries
-	if k == nil {
-		return r, nil
-	}
-	r.ends = make([]int, 0, max(want, 0))
-	r.seqs = make([]uint64, 0, max(want, 0))
-	// Size the copy first: growing a multi-megabyte slice costs more than
-	// walking the cursor twice. Keys (ascending 8-byte seqs) and sizes
-	// (within the file) are checked on the way, so that a damaged page
-	// fails fast instead of yielding garbage.
-	size := int64(0)
-	var prev uint64
-	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
-		size += int64(len(v))
-		if len(k) != docKeySize || seqFromKey(k) <= prev || size > tx.Size() {
-			return rawEntries{}, s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), nil)
-		}
-		prev = seqFromKey(k)
-	}
-	r.arena = make([]byte, 0, size)
-	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
-		r.arena = append(r.arena, v...)
-		r.ends = append(r.ends, len(r.arena))
-		r.seqs = append(r.seqs, seqFromKey(k))
-	}
-	return r, nil
-}
-
-// decodeEntries decodes copied messages, in parallel for many.
-func (s *Store) decodeEntries(id string, r *rawEntries) ([]Entry, error) {
-	out := make([]Entry, len(r.ends))
-	err := parallelChunks(len(r.ends), func(lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			start := 0
-			if i > 0 {
-				start = r.ends[i-1]
-			}
-			var m storedMessage
-			if err := json.Unmarshal(r.arena[start:r.ends[i]], &m); err != nil {
-				return s.damaged(fmt.Sprintf("message %d of session %s is unreadable", r.seqs[i], id), err)
-			}
-			out[i] = Entry{Seq: r.seqs[i], Message: m.Message, Tokens: m.TokenCount, Turn: m.Turn}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// parallelChunks runs fn over [0, n) split among the available CPUs when n
-// is large enough to be worth it, and returns the first error.
-func parallelChunks(n int, fn func(lo, hi int) error) error {
-	const minChunk = 512
-	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
-	if workers <= 1 {
-		return fn(0, n)
-	}
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Go(func() { errs[w] = fn(lo, hi) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return raw, err
 }
 
 // AddUsage adds one or more model calls' accounting to the session's

@@ -94,8 +94,7 @@ func (s *Store) resumeLog(id string) ([]providers.Message, error) {
 	var snap []byte // the snapshot's JSON, copied out of the transaction
 	var raw rawEntries
 	err := s.view(func(tx *bolt.Tx) error {
-		sess, err := s.getSession(tx, id, false)
-		if err != nil {
+		if _, err := s.getSession(tx, id, false); err != nil {
 			return err
 		}
 		snaps, err := s.bucket(tx, bucketSnaps)
@@ -106,7 +105,7 @@ func (s *Store) resumeLog(id string) ([]providers.Message, error) {
 		if err != nil {
 			return err
 		}
-		from, want := uint64(1), sess.MessageCount
+		from := uint64(1)
 		if v := snaps.Get([]byte(id)); v != nil {
 			if len(v) < snapHeaderSize {
 				return s.damaged(fmt.Sprintf("the snapshot of session %s is unreadable (%d bytes)", id, len(v)), nil)
@@ -121,7 +120,7 @@ func (s *Store) resumeLog(id string) ([]providers.Message, error) {
 					id, covers, last), nil)
 			}
 			snap = bytes.Clone(v[snapHeaderSize:])
-			from, want = covers+1, int(last-covers)
+			from = covers + 1
 		}
 		b := messages.Bucket([]byte(id))
 		if b == nil {
@@ -129,27 +128,25 @@ func (s *Store) resumeLog(id string) ([]providers.Message, error) {
 		}
 		c := b.Cursor()
 		k, _ := c.Seek(seqKey(from))
-		raw, err = s.copyEntries(tx, id, c, k, want)
+		raw, err = s.copyEntries(tx, id, c, k)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	var out []providers.Message
+	var snapped []providers.Message
 	if snap != nil {
-		if err := json.Unmarshal(snap, &out); err != nil {
+		if err := json.Unmarshal(snap, &snapped); err != nil {
 			return nil, s.damaged(fmt.Sprintf("the snapshot of session %s is unreadable", id), err)
 		}
+		snap = nil
 	}
-	entries, err := s.decodeEntries(id, &raw)
-	if err != nil {
+	// Decoded in place after the snapshot's messages: no second slice.
+	out := make([]providers.Message, len(snapped)+raw.n)
+	copy(out, snapped)
+	snapped = nil
+	if err := s.decodeMessages(id, &raw, out[len(out)-raw.n:]); err != nil {
 		return nil, err
-	}
-	if out == nil {
-		out = make([]providers.Message, 0, len(entries))
-	}
-	for i := range entries {
-		out = append(out, entries[i].Message)
 	}
 	return out, nil
 }

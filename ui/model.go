@@ -151,6 +151,7 @@ func newModel(parent context.Context, opts Options) *Model {
 	m.live.budget.max = opts.MaxIterations
 	m.ui.now = clock()
 	m.loadHistory(opts.History)
+	m.opts.History = nil // the transcript holds what it shows
 	if opts.Notice != "" {
 		m.notice(noticeInfo, opts.Notice)
 	}

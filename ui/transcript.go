@@ -41,7 +41,19 @@ type entry struct {
 	lines []string
 	key   cacheKey
 	frame int
+	// near is the refresh that last found the entry in or near the window
+	// (see evict).
+	near int
 }
+
+// Rendered lines are kept for at most maxCachedEntries entries: past
+// that, refresh drops those of entries more than cacheMargin entries away
+// from the window. Scrolling through a long session (to its top, say)
+// then holds the lines near the window, not the whole session's.
+const (
+	maxCachedEntries = 256
+	cacheMargin      = 64
+)
 
 type cacheKey struct{ width, gen, ver int }
 
@@ -52,7 +64,6 @@ type cacheKey struct{ width, gen, ver int }
 // following, the window sticks to the bottom.
 type transcript struct {
 	entries []*entry
-	index   map[item]int
 	width   int
 	height  int
 	follow  bool
@@ -62,29 +73,36 @@ type transcript struct {
 	hasLive bool // a live item is in the window
 	// rows says which item line each row of view shows (for the mouse).
 	rows []rowRef
+	// cached are the entries holding rendered lines, in the order they
+	// were rendered; refreshes counts refresh calls (entry.near).
+	cached    []*entry
+	refreshes int
 }
 
 func newTranscript() *transcript {
-	return &transcript{follow: true, index: map[item]int{}}
+	return &transcript{follow: true}
 }
 
 // push appends an item.
 func (t *transcript) push(it item) {
-	t.index[it] = len(t.entries)
 	t.entries = append(t.entries, &entry{it: it})
 }
 
 // remove drops an item (an answer that streamed nothing, for example).
+// Such items are at or near the end, so the search runs from there; an
+// index of every item cost a map entry per message on a long session.
 func (t *transcript) remove(it item) {
-	i, ok := t.index[it]
-	if !ok {
+	i := len(t.entries) - 1
+	for i >= 0 && t.entries[i].it != it {
+		i--
+	}
+	if i < 0 {
 		return
 	}
-	t.entries = slices.Delete(t.entries, i, i+1)
-	delete(t.index, it)
-	for j := i; j < len(t.entries); j++ {
-		t.index[t.entries[j].it] = j
+	if j := slices.Index(t.cached, t.entries[i]); j >= 0 {
+		t.cached = slices.Delete(t.cached, j, j+1)
 	}
+	t.entries = slices.Delete(t.entries, i, i+1)
 	if i < t.top {
 		t.top--
 	}
@@ -92,7 +110,7 @@ func (t *transcript) remove(it item) {
 
 // reset empties the transcript.
 func (t *transcript) reset() {
-	t.entries, t.index = nil, map[item]int{}
+	t.entries, t.cached = nil, nil
 	t.follow, t.top, t.topLine = true, 0, 0
 }
 
@@ -108,6 +126,9 @@ func (t *transcript) lines(i int, rc *renderCtx) []string {
 	e := t.entries[i]
 	k := cacheKey{width: rc.width, gen: rc.gen, ver: e.it.version()}
 	if e.lines == nil || e.key != k || (e.it.live() && e.frame != rc.frame) {
+		if e.lines == nil {
+			t.cached = append(t.cached, e)
+		}
 		ts, trims := e.it.(topShifter)
 		var before int
 		if trims {
@@ -159,6 +180,38 @@ func (t *transcript) refresh(rc *renderCtx) {
 	}
 	t.mapRows(rc)
 	t.view = strings.Join(out, "\n")
+	t.evict()
+}
+
+// evict drops the rendered lines of entries far from the window once more
+// than maxCachedEntries hold some; they render again when scrolled to.
+func (t *transcript) evict() {
+	t.refreshes++
+	if len(t.cached) <= maxCachedEntries {
+		return
+	}
+	lo, hi := len(t.entries), -1
+	for _, r := range t.rows {
+		if r.entry >= 0 {
+			lo, hi = min(lo, r.entry), max(hi, r.entry)
+		}
+	}
+	if hi < 0 {
+		lo, hi = len(t.entries)-1, len(t.entries)-1
+	}
+	for i := max(0, lo-cacheMargin); i <= min(len(t.entries)-1, hi+cacheMargin); i++ {
+		t.entries[i].near = t.refreshes
+	}
+	kept := t.cached[:0]
+	for _, e := range t.cached {
+		if e.near == t.refreshes && e.lines != nil {
+			kept = append(kept, e)
+		} else {
+			e.lines = nil
+		}
+	}
+	clear(t.cached[len(kept):])
+	t.cached = kept
 }
 
 // mapRows records which item line each row of the window shows.

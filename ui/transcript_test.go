@@ -150,3 +150,38 @@ func TestTranscriptRemove(t *testing.T) {
 		t.Error("reset")
 	}
 }
+
+// TestTranscriptKeepsLinesNearTheWindow: scrolling a long transcript to
+// its top renders what it passes, but afterwards only the entries near
+// the window keep rendered lines (issue 31: every entry scrolled past kept
+// its lines for the rest of the session); scrolling back down renders
+// the dropped ones again, the same.
+func TestTranscriptKeepsLinesNearTheWindow(t *testing.T) {
+	const n = 2000
+	tr, items := numbered(n)
+	rc := testCtx(20)
+	tr.setSize(20, 10)
+	tr.refresh(rc)
+	tr.scrollUp(5*n, rc)
+	tr.refresh(rc)
+	if !strings.HasPrefix(tr.view, "0.0\n0.1\n0.2\n") {
+		t.Fatalf("the top of the transcript is not shown:\n%s", tr.view)
+	}
+	held := 0
+	for _, e := range tr.entries {
+		if e.lines != nil {
+			held++
+		}
+	}
+	if held > maxCachedEntries || len(tr.cached) != held {
+		t.Fatalf("%d entries hold rendered lines after scrolling to the top (%d listed), want at most %d", held, len(tr.cached), maxCachedEntries)
+	}
+	if tr.entries[0].lines == nil || tr.entries[n-1].lines != nil {
+		t.Fatal("the lines kept are not the ones near the window")
+	}
+	tr.scrollDown(5*n, rc)
+	tr.refresh(rc)
+	if !strings.HasSuffix(tr.view, "1999.2") || items[n-1].renders != 2 {
+		t.Fatalf("back at the bottom: %q, last item rendered %d times", tr.view, items[n-1].renders)
+	}
+}
