@@ -333,15 +333,19 @@ func (m *Model) onGuardrail(e *loop.Guardrail) {
 	m.chromeDirty = true
 }
 
-// onSteerQueued records a steer the screen does not show yet: one sent
-// elsewhere, or its own whose id it has not learnt (handleSteerAck then
-// drops the duplicate).
+// onSteerQueued shows a steer the agent took as pending: the screen's
+// own (its entry being sent, the first with the same text, goes) or one
+// sent elsewhere. A steer delivered already (the agent may emit the
+// delivery first) is not shown.
 func (m *Model) onSteerQueued(e *loop.SteerQueued) {
-	if e.ID != 0 && (m.turn.delivered[e.ID] || slices.ContainsFunc(m.turn.pendingSteers, func(s steerEntry) bool { return s.id == e.ID })) {
+	if i := slices.IndexFunc(m.turn.sending, func(s steerEntry) bool { return strings.TrimSpace(s.text) == e.Text }); i >= 0 {
+		m.turn.sending = slices.Delete(m.turn.sending, i, i+1)
+	}
+	m.chromeDirty = true
+	if e.ID != 0 && m.turn.delivered[e.ID] {
 		return
 	}
 	m.turn.pendingSteers = append(m.turn.pendingSteers, steerEntry{id: e.ID, text: e.Text})
-	m.chromeDirty = true
 }
 
 // onSteerDelivered moves delivered steers, named by id, from the pane to

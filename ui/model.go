@@ -207,8 +207,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleEvents(msg)
 	case turnFailedMsg:
 		return m.handleTurnFailed(msg)
-	case steerAckMsg:
-		return m.handleSteerAck(msg)
+	case steerRefusedMsg:
+		return m.handleSteerRefused(msg)
 	case frameMsg:
 		return m.handleFrame()
 	case commandResultMsg:

@@ -145,12 +145,16 @@ func (m *Model) guardrailPane() []string {
 	return lines
 }
 
-// pendingPane lists steers not yet delivered and queued messages.
+// pendingPane lists steers not yet delivered, those being sent, and
+// queued messages.
 func (m *Model) pendingPane() []string {
 	st := m.look.st
 	var lines []string
 	for _, s := range m.turn.pendingSteers {
 		lines = append(lines, m.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · after the next tool call: ")+st.Steer.Render(oneLine(s.text))))
+	}
+	for _, s := range m.turn.sending {
+		lines = append(lines, m.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · sending… ")+st.Steer.Render(oneLine(s.text))))
 	}
 	for _, q := range m.turn.queue {
 		lines = append(lines, m.fit(st.UserPrompt.Render("⏎ queued")+st.Muted.Render(" · next turn: ")+st.Text.Render(oneLine(q))))
