@@ -179,7 +179,7 @@ func (m *Model) finishTurn() tea.Cmd {
 	m.turn.busy, m.turn.awaitingEcho = false, false
 	m.turn.pendingSteers, m.turn.sending, m.turn.delivered = nil, nil, nil
 	m.clearInterruptHint()
-	m.endLive()
+	m.mark(m.live.end(m.tr))
 	m.chromeDirty = true
 	return m.sendNext()
 }

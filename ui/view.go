@@ -66,7 +66,7 @@ func (m *Model) renderChrome() {
 		return
 	}
 	m.composerView = m.renderBox()
-	m.panesView = m.renderPanes()
+	m.panesView = m.live.view(m.paneEnv())
 	m.popupView = m.renderPopup()
 	m.statusView = m.renderStatus()
 }

@@ -27,7 +27,7 @@ import (
 // componentFiles are the files whose code belongs to a component.
 var componentFiles = []string{
 	"composer.go", "editor.go", "editor_external.go", "complete.go",
-	"live.go", "panes.go",
+	"live.go", "live_events.go", "panes.go",
 	"pager.go", "pager_copy.go",
 	"modal.go", "dialogs.go", "dialog_view.go", "dialog_command.go", "dialog_remember.go",
 }
