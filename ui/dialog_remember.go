@@ -47,8 +47,8 @@ func (m *Model) toggleSave() {
 
 // rememberLabel is an option's label as drawn: with saving on, the rule
 // it saves, or why it holds for the session only.
-func (m *Model) rememberLabel(o dialogOption) string {
-	if o.act != actRemember || !m.modal.save {
+func (d *modalState) rememberLabel(o dialogOption) string {
+	if o.act != actRemember || !d.save {
 		return o.label
 	}
 	if o.rule == "" {
@@ -59,15 +59,15 @@ func (m *Model) rememberLabel(o dialogOption) string {
 
 // saveLine is the toggle under the options: whether a "don't ask again"
 // answer is also saved to the project's rules.
-func (m *Model) saveLine(opts []dialogOption, w int) []string {
+func (d *modalState) saveLine(env *boxEnv, opts []dialogOption, w int) []string {
 	if !canSave(opts) {
 		return nil
 	}
 	box := "[ ]"
-	if m.modal.save {
+	if d.save {
 		box = "[x]"
 	}
-	return []string{m.look.st.Muted.Render(ansi.Truncate("  "+box+" s: also save to .talaria/config.yaml (permissions.allow)", w, "…"))}
+	return []string{env.st.Muted.Render(ansi.Truncate("  "+box+" s: also save to .talaria/config.yaml (permissions.allow)", w, "…"))}
 }
 
 // noteRemembered tells the transcript what a "don't ask again" answer

@@ -203,11 +203,14 @@ func (m *Model) modalOpen() bool {
 }
 
 // dialog returns the question on screen, or nil.
-func (m *Model) dialog() *dialogRequest {
-	if len(m.modal.queue) == 0 {
+func (m *Model) dialog() *dialogRequest { return m.modal.current() }
+
+// current returns the question on screen, or nil.
+func (d *modalState) current() *dialogRequest {
+	if len(d.queue) == 0 {
 		return nil
 	}
-	return m.modal.queue[0]
+	return d.queue[0]
 }
 
 // handleDialog queues a request (showing it when nothing else is), starts

@@ -97,15 +97,6 @@ func lineCount(s string) int {
 	return strings.Count(s, "\n") + 1
 }
 
-// renderComposer draws the input box; its border dims while a turn runs.
-func (m *Model) renderComposer() string {
-	style := m.look.st.Composer
-	if m.turn.busy {
-		style = m.look.st.ComposerBusy
-	}
-	return style.Width(m.width).Render(m.comp.view())
-}
-
 // renderStatus draws the status line: model (and a fallback marker),
 // tokens, context use, then mouse state and the session id on the right.
 // Items are dropped from the right end when the line is too narrow.
