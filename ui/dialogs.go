@@ -265,8 +265,8 @@ func (m *Model) showDialog() tea.Cmd {
 // dialogArmed reports whether the question on screen takes answers yet
 // (see dialogArmDelay).
 func (m *Model) dialogArmed() bool {
-	if !m.modal.armed && m.dialog() != nil && !m.clock().Before(m.modal.shownAt.Add(dialogArmDelay)) {
-		m.modal.armed = true
+	was := m.modal.armed
+	if m.modal.arm(m.clock()) != was {
 		m.chromeDirty = true
 	}
 	return m.modal.armed
@@ -274,9 +274,7 @@ func (m *Model) dialogArmed() bool {
 
 // openInput opens the question's text input, empty.
 func (m *Model) openInput() {
-	m.modal.typing = true
-	m.modal.input = newEditor(3)
-	m.modal.input.setWidth(m.modalInputWidth())
+	m.modal.openInput(m.width)
 	m.chromeDirty = true
 }
 

@@ -288,7 +288,7 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
 	if m.modal.typing {
-		m.modal.input.setWidth(m.modalInputWidth())
+		m.modal.input.setWidth(modalInputWidth(m.width))
 	}
 	if p := m.modal.picker; p != nil {
 		p.filter.setWidth(m.pickerFilterWidth())

@@ -10,6 +10,7 @@ type dirty uint8
 const (
 	dirtyTranscript dirty = 1 << iota // the transcript (trDirty)
 	dirtyChrome                       // the panes, composer and status line (chromeDirty)
+	dirtyInput                        // only the composer or the modal in its place (inputDirty)
 )
 
 // mark records what a component made stale.
@@ -19,6 +20,9 @@ func (m *Model) mark(d dirty) {
 	}
 	if d&dirtyChrome != 0 {
 		m.chromeDirty = true
+	}
+	if d&dirtyInput != 0 {
+		m.inputDirty = true
 	}
 }
 

@@ -1,6 +1,12 @@
 package ui
 
-import "charm.land/lipgloss/v2"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
 
 // The root model's side of the modal boxes (dialog_view.go): it picks the
 // box on top, hands the boxes what they read of the screen (boxEnv), and
@@ -67,4 +73,97 @@ func (m *Model) optionLines(opts []dialogOption, w int) []string {
 // inputPart draws a text input after its prompt (see inputPart).
 func (m *Model) inputPart(ed editor, prompt, placeholder string) boxPart {
 	return inputPart(m.boxEnv(), ed, prompt, placeholder)
+}
+
+// handleModalKey routes a key while a question or the picker is open:
+// Ctrl+C dismisses every modal (and interrupts a running turn), the two
+// toggles keep working, everything else goes to the modal on top.
+func (m *Model) handleModalKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch k := m.keys; {
+	case key.Matches(msg, k.CtrlC):
+		return m.modalCtrlC()
+	case key.Matches(msg, k.ToggleThought):
+		return m.toggleReasoning()
+	case key.Matches(msg, k.ToggleMouse):
+		return m.toggleMouse()
+	case key.Matches(msg, k.Pager) && m.dialog() != nil:
+		cmd := m.openPager()
+		m.pager.overModal = true // q brings the question back
+		return cmd
+	}
+	if m.dialog() != nil {
+		return m.dialogKey(msg)
+	}
+	if m.rw.open() {
+		return m.rewindKey(msg)
+	}
+	return m.pickerKey(msg)
+}
+
+// modalCtrlC denies or dismisses every question waiting and closes the
+// picker; a running turn is interrupted as usual, and a second Ctrl+C
+// within the window quits.
+func (m *Model) modalCtrlC() tea.Cmd {
+	cmd := m.dismissAll()
+	if m.turn.busy {
+		return tea.Batch(cmd, m.handleCtrlC())
+	}
+	m.ui.lastCtrlC = m.clock()
+	return tea.Batch(cmd, m.setHint("ctrl+c again to quit", quitWindow))
+}
+
+// dialogKey passes a key to the question on screen (after the diff
+// preview's own keys) and does what it asks.
+func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	if !m.modal.typing {
+		if cmd, ok := m.diffKey(msg); ok {
+			return cmd
+		}
+	}
+	return m.doDialog(m.modal.key(m.boxEnv(), msg, m.clock()))
+}
+
+// doDialog carries out what a key in a question asked.
+func (m *Model) doDialog(in dialogIntent) tea.Cmd {
+	m.mark(in.dirty)
+	switch in.kind {
+	case dialogPage:
+		return m.handlePage(in.pageUp)
+	case dialogAnswered:
+		if o := in.remembered; o != nil {
+			m.notice(noticeMuted, rememberedNote(*o, in.saved))
+		}
+		cmd := m.answer(in.answer)
+		if in.trust {
+			return tea.Batch(cmd, m.trustProject())
+		}
+		return cmd
+	}
+	return nil
+}
+
+// dismiss answers Esc: an approval is denied without a reason, a question
+// gets no answer.
+func (m *Model) dismiss() tea.Cmd { return m.doDialog(dismissed()) }
+
+// modalPaste puts pasted text, on one line, into the open text input or
+// the picker's filter (which searches for it).
+func (m *Model) modalPaste(text string) tea.Cmd {
+	text = strings.Join(strings.Fields(text), " ")
+	switch {
+	case m.dialog() != nil && m.modal.typing:
+		m.modal.input.insert(text)
+		m.inputDirty = true
+	case m.dialog() == nil && m.modal.picker != nil:
+		m.modal.picker.filter.insert(text)
+		return m.pickerFiltered()
+	}
+	return nil
+}
+
+// moveOption moves the question's highlight, wrapping around (tab in the
+// diff preview).
+func (m *Model) moveOption(up bool, n int) {
+	m.modal.moveOption(up, n)
+	m.chromeDirty = true
 }
