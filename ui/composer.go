@@ -255,6 +255,15 @@ func (c *composer) view() string {
 	return c.ed.view()
 }
 
+// box draws the input box, width wide; its border dims while a turn runs.
+func (c *composer) box(st *themes.Styles, busy bool, width int) string {
+	style := st.Composer
+	if busy {
+		style = st.ComposerBusy
+	}
+	return style.Width(width).Render(c.view())
+}
+
 // chipsLine is one row of chips, the attached images then the attached
 // files the input names, cut at the editor's width.
 func (c *composer) chipsLine() string {

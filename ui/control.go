@@ -22,26 +22,29 @@ type turnState struct {
 	floor        int  // events of turns before this one are stale
 	started      time.Time
 
-	pendingSteers []steerEntry // steers not yet delivered
-	steerSeq      int          // tags the screen's own steers until their id is known
+	pendingSteers []steerEntry // steers the agent queued (steer.queued), not yet delivered
+	sending       []steerEntry // the screen's steers the agent has not queued yet
+	steerSeq      int          // numbers the entries of sending
 	delivered     map[int]bool // ids of this turn's delivered steers
 	queue         []string     // messages to send after this turn
 	next          string       // pending_steer handed back by turn.finished
 }
 
-// steerEntry is a steer shown as pending. id is the agent's; a steer the
-// screen sent has id 0 until the agent's answer (steerAckMsg) names it.
+// steerEntry is a steer on screen: a pending one has the id steer.queued
+// gave it (0 from an agent that numbers none); one being sent has its
+// local number instead.
 type steerEntry struct {
 	id    int
-	local int // the screen's tag, 0 for a steer learnt from steer.queued
+	local int
 	text  string
 }
 
 // turnFailedMsg reports that Agent.Start refused or failed: no turn began.
 type turnFailedMsg struct{ err error }
 
-// steerAckMsg tells the id the agent gave to the screen's steer local.
-type steerAckMsg struct{ local, id int }
+// steerRefusedMsg says that Agent.Steer took none of the screen's steer
+// local (it answered id 0): it will never be queued.
+type steerRefusedMsg struct{ local int }
 
 // submit handles Enter: a slash command, a new turn, or busy input.
 func (m *Model) submit() tea.Cmd {
@@ -128,32 +131,26 @@ func (m *Model) handleTurnFailed(msg turnFailedMsg) tea.Cmd {
 	return m.finishTurn()
 }
 
-// steer injects text into the running turn. It shows as pending at once;
-// the agent's answer gives it the id that steer.queued and
-// steer.delivered name it by.
+// steer injects text into the running turn. Until the agent's
+// steer.queued event says it took the steer (the one signal that it is
+// pending), the pane shows it as being sent; a refusal (id 0) drops it.
 func (m *Model) steer(text string) tea.Cmd {
 	m.turn.steerSeq++
 	local := m.turn.steerSeq
-	m.turn.pendingSteers = append(m.turn.pendingSteers, steerEntry{local: local, text: text})
+	m.turn.sending = append(m.turn.sending, steerEntry{local: local, text: text})
 	m.chromeDirty = true
 	agent := m.agent
-	return func() tea.Msg { return steerAckMsg{local: local, id: agent.Steer(text)} }
-}
-
-// handleSteerAck names the screen's steer by the agent's id. When
-// steer.queued (or steer.delivered) for that id came first, the entry is
-// a duplicate (or done) and goes.
-func (m *Model) handleSteerAck(msg steerAckMsg) tea.Cmd {
-	i := slices.IndexFunc(m.turn.pendingSteers, func(e steerEntry) bool { return e.local == msg.local })
-	if i < 0 {
+	return func() tea.Msg {
+		if agent.Steer(text) == 0 {
+			return steerRefusedMsg{local: local}
+		}
 		return nil
 	}
-	known := slices.ContainsFunc(m.turn.pendingSteers, func(e steerEntry) bool { return e.id == msg.id })
-	if msg.id == 0 || known || m.turn.delivered[msg.id] {
-		m.turn.pendingSteers = slices.Delete(m.turn.pendingSteers, i, i+1)
-	} else {
-		m.turn.pendingSteers[i].id = msg.id
-	}
+}
+
+// handleSteerRefused drops a steer the agent did not take.
+func (m *Model) handleSteerRefused(msg steerRefusedMsg) tea.Cmd {
+	m.turn.sending = slices.DeleteFunc(m.turn.sending, func(e steerEntry) bool { return e.local == msg.local })
 	m.chromeDirty = true
 	return nil
 }
@@ -180,9 +177,9 @@ func (m *Model) interrupt() tea.Cmd {
 // turn handed back first, then the queue.
 func (m *Model) finishTurn() tea.Cmd {
 	m.turn.busy, m.turn.awaitingEcho = false, false
-	m.turn.pendingSteers, m.turn.delivered = nil, nil
+	m.turn.pendingSteers, m.turn.sending, m.turn.delivered = nil, nil, nil
 	m.clearInterruptHint()
-	m.endLive()
+	m.mark(m.live.end(m.tr))
 	m.chromeDirty = true
 	return m.sendNext()
 }

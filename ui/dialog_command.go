@@ -88,8 +88,8 @@ func fitText(text string, w, room int) ([]string, int) {
 // commandPart draws a command (or the summary naming it) whole, in at
 // most room lines: with the characters that do not fit counted on a
 // faint line between its head and its tail. It is never cut further.
-func (m *Model) commandPart(text string, w, room int, gutter bool) boxPart {
-	st := m.look.st
+func commandPart(env *boxEnv, text string, w, room int, gutter bool) boxPart {
+	st := env.st
 	prefix, style := "", st.Text
 	if gutter {
 		prefix, style, w = st.ToolRule.Render("│ "), st.ToolArgs, w-2

@@ -38,17 +38,10 @@ func canSave(opts []dialogOption) bool {
 	return false
 }
 
-// toggleSave answers s: the "don't ask again" answers also save their
-// rule (or stop doing so).
-func (m *Model) toggleSave() {
-	m.modal.save = !m.modal.save
-	m.chromeDirty = true
-}
-
 // rememberLabel is an option's label as drawn: with saving on, the rule
 // it saves, or why it holds for the session only.
-func (m *Model) rememberLabel(o dialogOption) string {
-	if o.act != actRemember || !m.modal.save {
+func (d *modalState) rememberLabel(o dialogOption) string {
+	if o.act != actRemember || !d.save {
 		return o.label
 	}
 	if o.rule == "" {
@@ -59,24 +52,24 @@ func (m *Model) rememberLabel(o dialogOption) string {
 
 // saveLine is the toggle under the options: whether a "don't ask again"
 // answer is also saved to the project's rules.
-func (m *Model) saveLine(opts []dialogOption, w int) []string {
+func (d *modalState) saveLine(env *boxEnv, opts []dialogOption, w int) []string {
 	if !canSave(opts) {
 		return nil
 	}
 	box := "[ ]"
-	if m.modal.save {
+	if d.save {
 		box = "[x]"
 	}
-	return []string{m.look.st.Muted.Render(ansi.Truncate("  "+box+" s: also save to .talaria/config.yaml (permissions.allow)", w, "…"))}
+	return []string{env.st.Muted.Render(ansi.Truncate("  "+box+" s: also save to .talaria/config.yaml (permissions.allow)", w, "…"))}
 }
 
-// noteRemembered tells the transcript what a "don't ask again" answer
-// covers from now on.
-func (m *Model) noteRemembered(o dialogOption, saved bool) {
+// rememberedNote is the transcript's note of what a "don't ask again"
+// answer covers from now on.
+func rememberedNote(o dialogOption, saved bool) string {
 	what := strings.TrimPrefix(o.label, "Yes, don't ask again: ")
 	text := "approvals: not asking again this session for " + what
 	if saved {
 		text += " · saved " + sanitize(o.rule) + " to the project's .talaria/config.yaml (later sessions apply it when the folder is trusted)"
 	}
-	m.notice(noticeMuted, text)
+	return text
 }

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"talaria/themes"
 	"talaria/tools"
 )
 
@@ -70,29 +71,10 @@ func fitParts(room int, parts []boxPart) ([]string, int) {
 	return lines, row
 }
 
-// renderBox draws what sits above the status line: the composer, or the
-// open modal in its place (a question before the picker).
-func (m *Model) renderBox() string {
-	m.modal.cursorOK = false
-	switch r := m.dialog(); {
-	case r != nil && r.kind == dialogApproval:
-		return m.modalBox(m.approvalStyle(r), m.approvalParts(r), &m.modal.input)
-	case r != nil && r.kind == dialogTrust:
-		return m.modalBox(m.look.st.Composer, m.trustParts(r), &m.modal.input)
-	case r != nil:
-		return m.modalBox(m.look.st.Composer, m.clarifyParts(r), &m.modal.input)
-	case m.rw.open():
-		return m.rewindBox()
-	case m.modal.picker != nil:
-		return m.modalBox(m.look.st.Composer, m.pickerParts(), &m.modal.picker.filter)
-	}
-	return m.renderComposer()
-}
-
-// modalBox fits the parts to the screen, frames them and records where
-// the cursor of ed goes when the input part shows.
-func (m *Model) modalBox(style lipgloss.Style, parts []boxPart, ed *editor) string {
-	lines, row := fitParts(m.high-3, parts) // status line and two borders
+// box fits the parts to the screen, frames them and records where the
+// cursor of ed goes when the input part shows.
+func (d *modalState) box(env *boxEnv, style lipgloss.Style, parts []boxPart, ed *editor) string {
+	lines, row := fitParts(env.high-3, parts) // status line and two borders
 	if row >= 0 {
 		inset := 0
 		for _, p := range parts {
@@ -101,34 +83,38 @@ func (m *Model) modalBox(style lipgloss.Style, parts []boxPart, ed *editor) stri
 			}
 		}
 		x, y := ed.cursor()
-		m.modal.cursorX, m.modal.cursorY, m.modal.cursorOK = 2+inset+x, 1+row+y, true
+		d.cursorX, d.cursorY, d.cursorOK = 2+inset+x, 1+row+y, true
 	}
-	return style.Width(m.width).Render(strings.Join(lines, "\n"))
+	return style.Width(env.width).Render(strings.Join(lines, "\n"))
 }
 
 // approvalStyle frames a destructive command in the error colour.
-func (m *Model) approvalStyle(r *dialogRequest) lipgloss.Style {
-	st := m.look.st.Composer
-	if c := m.look.theme.Error; r.approval.Destructive && c != nil {
+func approvalStyle(env *boxEnv, r *dialogRequest) lipgloss.Style {
+	st := env.st.Composer
+	if c := env.theme.Error; r.approval.Destructive && c != nil {
 		st = st.BorderForeground(c)
 	}
 	return st
 }
 
-// approvalParts lays out an approval: the tool, what the call does, the
+// boxEnv is what a modal box reads of the screen around it.
+type boxEnv struct {
+	width, high int
+	st          *themes.Styles
+	theme       *themes.Theme
+}
+
+// approvalParts lays out an approval (one with a diff: see diffParts): the tool, what the call does, the
 // destructive warning, the arguments, then the choices or the reason
 // input. A command is always shown whole (see commandPart); an argument
 // is left out only when the summary shows it whole. Everything the model
 // wrote is sanitized first.
-func (m *Model) approvalParts(r *dialogRequest) []boxPart {
-	st, w := m.look.st, m.innerWidth()
-	if r.hasDiff() {
-		return m.diffParts(r, m.approvalEnd(r, w))
-	}
+func (d *modalState) approvalParts(env *boxEnv, r *dialogRequest) []boxPart {
+	st, w := *env.st, env.innerWidth()
 	req := r.approval
 	summary, why := splitDestructive(req)
 	summary, why = sanitize(summary), sanitize(why)
-	title := st.Strong.Render("Allow ") + st.ToolName.Render(oneLine(req.Tool)) + st.Strong.Render("?") + m.waitingNote()
+	title := st.Strong.Render("Allow ") + st.ToolName.Render(oneLine(req.Tool)) + st.Strong.Render("?") + d.waitingNote(env)
 	text, named := commandSummary(req, summary)
 	wrapped := wrapText(summary, w)
 	whole := !named && len(wrapped) <= summaryLines && !strings.HasSuffix(summary, "…")
@@ -140,21 +126,21 @@ func (m *Model) approvalParts(r *dialogRequest) []boxPart {
 	if _, has := commandArg(req.Args); has {
 		skip = []string{"command"} // shown on its own, whole
 	}
-	args := m.argPreview(req, shown, w, skip...)
-	end := m.approvalEnd(r, w)
+	args := approvalArgs(env, req, shown, w, skip...)
+	end := d.approvalEnd(env, r, w)
 	// The command gets the room the title, the warning, the choices or
 	// the input, the arguments, a blank line and the key hints leave.
-	room := m.high - 3 - 1 - partLines(end, 0) - len(args) - 2 // status line and two borders
+	room := env.high - 3 - 1 - partLines(end, 0) - len(args) - 2 // status line and two borders
 	if req.Destructive {
 		room--
 	}
 	parts := []boxPart{{lines: []string{ansi.Truncate(title, w, "…")}}}
 	if named {
-		parts = append(parts, m.commandPart(text, w, room, false))
+		parts = append(parts, commandPart(env, text, w, room, false))
 	} else {
 		parts = append(parts, boxPart{lines: styled(st.Text, capLines(wrapped, summaryLines, w)), rank: 3, keep: 1})
 		if cmd, has := commandArg(req.Args); has && !(whole && inSummary(summary, cmd)) {
-			parts = append(parts, m.commandPart("command: "+cmd, w, room-1, true))
+			parts = append(parts, commandPart(env, "command: "+cmd, w, room-1, true))
 		}
 	}
 	if req.Destructive {
@@ -166,21 +152,18 @@ func (m *Model) approvalParts(r *dialogRequest) []boxPart {
 
 // approvalEnd is the end of an approval box: the choices, or the reason
 // input, and the key hints.
-func (m *Model) approvalEnd(r *dialogRequest, w int) []boxPart {
-	st := m.look.st
-	if m.modal.typing {
+func (d *modalState) approvalEnd(env *boxEnv, r *dialogRequest, w int) []boxPart {
+	st := *env.st
+	if d.typing {
 		return []boxPart{
 			{lines: []string{st.Text.Render(ansi.Truncate("Tell the model why not (optional):", w, "…"))}, rank: 4},
-			m.inputPart(m.modal.input, "› ", "optional reason"),
-			m.footer("enter send · esc deny without a reason"),
+			inputPart(env, d.input, "› ", "optional reason"),
+			d.footer(env, "enter send · esc deny without a reason"),
 		}
 	}
 	opts := dialogOptions(r)
-	choices := boxPart{lines: append(m.optionLines(opts, w), m.saveLine(opts, w)...)}
-	if r.hasDiff() {
-		return []boxPart{choices, m.diffFooter()}
-	}
-	return []boxPart{choices, m.footer("↑↓ move · enter confirm · esc deny")}
+	choices := boxPart{lines: append(d.optionLines(env, opts, w), d.saveLine(env, opts, w)...)}
+	return []boxPart{choices, d.footer(env, "↑↓ move · enter confirm · esc deny")}
 }
 
 // partLines counts the lines of the parts of the given rank.
@@ -196,30 +179,30 @@ func partLines(parts []boxPart, rank int) int {
 
 // clarifyParts lays out a question: the question, then its choices or the
 // answer input.
-func (m *Model) clarifyParts(r *dialogRequest) []boxPart {
-	st, w := m.look.st, m.innerWidth()
+func (d *modalState) clarifyParts(env *boxEnv, r *dialogRequest) []boxPart {
+	st, w := *env.st, env.innerWidth()
 	parts := []boxPart{
-		{lines: []string{ansi.Truncate(st.Accent.Render("Question from the agent")+m.waitingNote(), w, "…")}},
+		{lines: []string{ansi.Truncate(st.Accent.Render("Question from the agent")+d.waitingNote(env), w, "…")}},
 		{lines: styled(st.Strong, capLines(wrapText(r.question, w), questionLines, w)), rank: 3, keep: 1},
 		{lines: []string{""}, rank: 2},
 	}
 	switch {
-	case m.modal.typing && len(r.choices) > 0:
-		return append(parts, m.inputPart(m.modal.input, "› ", "type your answer"), m.footer("enter send · esc back to the choices"))
-	case m.modal.typing:
-		return append(parts, m.inputPart(m.modal.input, "› ", "type your answer"), m.footer("enter send · esc skip the question"))
+	case d.typing && len(r.choices) > 0:
+		return append(parts, inputPart(env, d.input, "› ", "type your answer"), d.footer(env, "enter send · esc back to the choices"))
+	case d.typing:
+		return append(parts, inputPart(env, d.input, "› ", "type your answer"), d.footer(env, "enter send · esc skip the question"))
 	}
 	opts := dialogOptions(r)
-	return append(parts, boxPart{lines: m.optionLines(opts, w)}, m.footer(fmt.Sprintf("↑↓ move · 1-%d or enter choose · esc skip", len(opts))))
+	return append(parts, boxPart{lines: d.optionLines(env, opts, w)}, d.footer(env, fmt.Sprintf("↑↓ move · 1-%d or enter choose · esc skip", len(opts))))
 }
 
 // innerWidth is the width inside a modal box's border and padding.
-func (m *Model) innerWidth() int { return max(1, m.width-4) }
+func (e *boxEnv) innerWidth() int { return max(1, e.width-4) }
 
 // waitingNote says how many more questions wait behind this one.
-func (m *Model) waitingNote() string {
-	if n := len(m.modal.queue) - 1; n > 0 {
-		return m.look.st.Muted.Render(fmt.Sprintf(" · %d more waiting", n))
+func (d *modalState) waitingNote(env *boxEnv) string {
+	if n := len(d.queue) - 1; n > 0 {
+		return env.st.Muted.Render(fmt.Sprintf(" · %d more waiting", n))
 	}
 	return ""
 }
@@ -227,32 +210,32 @@ func (m *Model) waitingNote() string {
 // footer is a box's key hint line; it goes early when the screen is
 // short. While the question on screen is not armed yet (see
 // dialogArmDelay) it is a faint "…".
-func (m *Model) footer(text string) boxPart {
-	if m.dialog() != nil && !m.modal.armed {
+func (d *modalState) footer(env *boxEnv, text string) boxPart {
+	if d.current() != nil && !d.armed {
 		text = "…"
 	}
-	return boxPart{lines: []string{m.look.st.Faint.Render(ansi.Truncate(text, m.innerWidth(), "…"))}, rank: 2}
+	return boxPart{lines: []string{env.st.Faint.Render(ansi.Truncate(text, env.innerWidth(), "…"))}, rank: 2}
 }
 
 // optionLines draws the options, numbered, the highlighted one marked; a
 // long option wraps under itself.
-func (m *Model) optionLines(opts []dialogOption, w int) []string {
-	st := m.look.st
+func (d *modalState) optionLines(env *boxEnv, opts []dialogOption, w int) []string {
+	st := *env.st
 	var lines []string
 	for i, o := range opts {
-		label := fmt.Sprintf("%d. %s", i+1, oneLine(m.rememberLabel(o)))
+		label := fmt.Sprintf("%d. %s", i+1, oneLine(d.rememberLabel(o)))
 		if o.key != "" {
 			label += " (" + o.key + ")"
 		}
 		for j, l := range wrapText(label, max(1, w-2)) {
 			prefix := "  "
-			if j == 0 && i == m.modal.sel {
+			if j == 0 && i == d.sel {
 				prefix = "› "
 			} else if j > 0 {
 				l = "   " + l
 			}
 			l = ansi.Truncate(prefix+l, w, "…")
-			if i == m.modal.sel {
+			if i == d.sel {
 				lines = append(lines, st.PopupSelected.Render(padRight(l, w)))
 			} else {
 				lines = append(lines, st.Text.Render(l))
@@ -264,8 +247,8 @@ func (m *Model) optionLines(opts []dialogOption, w int) []string {
 
 // inputPart draws a text input after its prompt; wrapped rows are
 // indented under the text.
-func (m *Model) inputPart(ed editor, prompt, placeholder string) boxPart {
-	st := m.look.st
+func inputPart(env *boxEnv, ed editor, prompt, placeholder string) boxPart {
+	st := *env.st
 	ed.text, ed.hint, ed.placeholder = st.Text, st.Placeholder, placeholder
 	inset := ansi.StringWidth(prompt)
 	rows := strings.Split(ed.view(), "\n")
@@ -279,11 +262,11 @@ func (m *Model) inputPart(ed editor, prompt, placeholder string) boxPart {
 	return boxPart{lines: rows, input: true, inset: inset}
 }
 
-// argPreview draws the first lines of a call's arguments, long values
+// approvalArgs draws the first lines of a call's arguments, long values
 // wrapped, leaving out the skipped keys and what the summary already
 // says.
-func (m *Model) argPreview(req tools.ApprovalRequest, summary string, w int, skip ...string) []string {
-	st, lw := m.look.st, max(1, w-2)
+func approvalArgs(env *boxEnv, req tools.ApprovalRequest, summary string, w int, skip ...string) []string {
+	st, lw := *env.st, max(1, w-2)
 	gutter := st.ToolRule.Render("│ ")
 	var raw []string
 	for _, l := range previewArgs(req.Tool, req.Args, summary, skip...) {

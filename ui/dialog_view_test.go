@@ -114,10 +114,10 @@ func TestActivityLineWhileAsking(t *testing.T) {
 	d := NewDialogs()
 	h := newHarness(t, withDialogs(d))
 	h.startBusy()
-	contains(t, h.m.activityLine(), "esc to interrupt")
+	contains(t, h.m.live.activityLine(h.m.paneEnv()), "esc to interrupt")
 	approveAsync(callCtx(t), d, patchReq)
 	h.showNext(d)
-	line := plain(h.m.activityLine())
+	line := plain(h.m.live.activityLine(h.m.paneEnv()))
 	contains(t, line, "waiting for your answer", "ctrl+c interrupts")
 	if strings.Contains(line, "esc") {
 		t.Errorf("activity line still offers esc: %q", line)

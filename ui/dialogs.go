@@ -197,110 +197,12 @@ type modalState struct {
 	cursorOK         bool
 }
 
-// modalOpen reports whether a question or the picker takes the keys.
-func (m *Model) modalOpen() bool {
-	return len(m.modal.queue) > 0 || m.modal.picker != nil || m.rw.open()
-}
-
-// dialog returns the question on screen, or nil.
-func (m *Model) dialog() *dialogRequest {
-	if len(m.modal.queue) == 0 {
+// current returns the question on screen, or nil.
+func (d *modalState) current() *dialogRequest {
+	if len(d.queue) == 0 {
 		return nil
 	}
-	return m.modal.queue[0]
-}
-
-// handleDialog queues a request (showing it when nothing else is), starts
-// watching for its caller to give up, and re-arms the wait.
-func (m *Model) handleDialog(msg dialogMsg) tea.Cmd {
-	m.modal.queue = append(m.modal.queue, msg.req)
-	var show tea.Cmd
-	if len(m.modal.queue) == 1 {
-		show = m.showDialog()
-	}
-	m.chromeDirty = true
-	return tea.Batch(watchDialog(msg.req), waitDialogs(msg.from), show, previewDiff(msg.req, m.ses.cwd), m.notifyDialog(msg.req))
-}
-
-// handleDialogSettled drops a request whose caller returned without an
-// answer from here (its context ended): its modal closes.
-func (m *Model) handleDialogSettled(msg dialogSettledMsg) tea.Cmd {
-	i := slices.Index(m.modal.queue, msg.req)
-	if i < 0 {
-		return nil
-	}
-	m.modal.queue = slices.Delete(m.modal.queue, i, i+1)
-	m.chromeDirty = true
-	if i == 0 {
-		return m.showDialog()
-	}
-	return nil
-}
-
-// dialogArmDelay is how long a question takes no answer after it
-// appears, so that keys typed for the composer (Enter, y, 1) just before
-// it did cannot answer it.
-const dialogArmDelay = 400 * time.Millisecond
-
-// showDialog resets the controls for the question now first in line and
-// starts its arming delay (the frame tick redraws it once armed). An open
-// question without choices starts in its text input.
-func (m *Model) showDialog() tea.Cmd {
-	m.modal.sel, m.modal.typing, m.modal.save = 0, false, false
-	r := m.dialog()
-	m.markAwaiting(r)
-	if r == nil {
-		return nil
-	}
-	m.modal.shownAt, m.modal.armed = m.clock(), false
-	if r.kind == dialogClarify && len(r.choices) == 0 {
-		m.openInput()
-	}
-	return m.ensureTicking()
-}
-
-// dialogArmed reports whether the question on screen takes answers yet
-// (see dialogArmDelay).
-func (m *Model) dialogArmed() bool {
-	if !m.modal.armed && m.dialog() != nil && !m.clock().Before(m.modal.shownAt.Add(dialogArmDelay)) {
-		m.modal.armed = true
-		m.chromeDirty = true
-	}
-	return m.modal.armed
-}
-
-// openInput opens the question's text input, empty.
-func (m *Model) openInput() {
-	m.modal.typing = true
-	m.modal.input = newEditor(3)
-	m.modal.input.setWidth(m.modalInputWidth())
-	m.chromeDirty = true
-}
-
-// answer replies to the question on screen and shows the next one. The
-// reply is sent from a command; the channel holds it, so it never blocks.
-func (m *Model) answer(a dialogAnswer) tea.Cmd {
-	r := m.dialog()
-	if r == nil {
-		return nil
-	}
-	m.modal.queue = m.modal.queue[1:]
-	show := m.showDialog()
-	m.chromeDirty = true
-	return tea.Batch(func() tea.Msg { r.reply <- a; return nil }, show)
-}
-
-// dismissAll answers every question waiting with a denial (or no answer)
-// and closes the picker: what Ctrl+C does to the modals.
-func (m *Model) dismissAll() tea.Cmd {
-	var cmds []tea.Cmd
-	for m.dialog() != nil {
-		cmds = append(cmds, m.answer(dialogAnswer{decision: deny("")}))
-	}
-	m.closePicker()
-	m.closeRewind()
-	m.chromeDirty = true
-	return tea.Batch(cmds...)
+	return d.queue[0]
 }
 
 // deny is a denial with an optional reason.

@@ -92,21 +92,21 @@ func (m *Model) applyEvent(ev loop.Event) tea.Cmd {
 	case *loop.TurnStarted:
 		return m.onTurnStarted(e)
 	case *loop.IterationStarted:
-		m.onIteration(e)
+		m.mark(m.live.iteration(e))
 	case *loop.MessageDelta:
-		m.onDelta(e.Text, false)
+		m.mark(m.live.delta(m.tr, e.Text, false))
 	case *loop.ReasoningDelta:
-		m.onDelta(e.Text, true)
+		m.mark(m.live.delta(m.tr, e.Text, true))
 	case *loop.MessageCompleted:
 		m.onMessageCompleted(e)
 	case *loop.ToolsPlanned:
-		m.onToolsPlanned(e)
+		m.mark(m.live.planned(m.tr, e))
 	case *loop.ToolStarted:
 		m.onToolStarted(e)
 	case *loop.ToolCompleted:
 		m.onToolCompleted(e)
 	case *loop.ToolOutput:
-		m.onToolOutput(e)
+		m.mark(m.live.toolOutput(e))
 	default:
 		return m.applyNotice(ev)
 	}
@@ -131,7 +131,7 @@ func (m *Model) applyNotice(ev loop.Event) tea.Cmd {
 	case *loop.SteerRefused:
 		m.notice(noticeWarn, e.Message)
 	case *loop.BudgetRefunded:
-		m.live.budget.refunds++
+		m.live.budget.refunds++ // the gauge shows it
 		m.chromeDirty = true
 	case *loop.Compression:
 		m.onCompression(e)
@@ -169,78 +169,17 @@ func (m *Model) onTurnStarted(e *loop.TurnStarted) tea.Cmd {
 	return m.ensureTicking()
 }
 
-func (m *Model) onIteration(e *loop.IterationStarted) {
-	b := &m.live.budget
-	b.iteration, b.used, b.max = e.Iteration, e.BudgetUsed, e.BudgetMax
-	m.live.phase = phaseWaiting
-	m.chromeDirty = true
-}
-
-// onDelta appends streamed text. It only marks the block dirty; the frame
-// tick flushes it, so a burst of deltas renders once.
-func (m *Model) onDelta(text string, reasoning bool) {
-	if m.live.retry != nil {
-		m.live.retry = nil
-		m.chromeDirty = true
-	}
-	if reasoning {
-		m.ensureReasoning().write(text)
-		m.live.phase = phaseThinking
-	} else {
-		m.ensureStream().write(text)
-		m.live.phase = phaseResponding
-	}
-	m.live.streamDirty = true
-}
-
-// onMessageCompleted replaces streamed text with the authoritative text
-// and closes the streaming blocks.
+// onMessageCompleted closes the streamed blocks and settles the call's
+// usage.
 func (m *Model) onMessageCompleted(e *loop.MessageCompleted) {
-	m.live.retry = nil
-	if strings.TrimSpace(e.Reasoning) != "" {
-		m.ensureReasoning().set(e.Reasoning)
-	}
-	if r := m.live.reasoning; r != nil {
-		r.streaming = false
-		r.ver++
-	}
+	m.mark(m.live.complete(m.tr, e))
 	if strings.TrimSpace(e.Content) != "" {
-		a := m.ensureStream()
-		a.set(e.Content)
-		a.streaming = false
-		a.ver++
 		m.ses.lastAnswer = e.Content
-	} else if a := m.live.stream; a != nil {
-		m.tr.remove(a)
 	}
-	m.live.stream, m.live.reasoning = nil, nil
-	m.live.streamDirty = false
 	m.ses.turnUsage.Add(e.Usage)
 	if n := e.Usage.InputTokens + e.Usage.CacheReadTokens + e.Usage.CacheWriteTokens; n > 0 {
 		m.ses.ctxTokens = n + e.Usage.OutputTokens
 	}
-	if len(e.ToolCalls) > 0 {
-		m.live.phase = phaseTools
-	}
-	m.trDirty, m.chromeDirty = true, true
-}
-
-// onToolsPlanned adds the batch card with every call queued.
-func (m *Model) onToolsPlanned(e *loop.ToolsPlanned) {
-	b := &toolBatch{}
-	for _, seg := range e.Segments {
-		s := &toolSegment{mode: seg.Mode}
-		for _, c := range seg.Calls {
-			tc := &toolCall{id: c.ID, name: c.Name, args: c.Arguments}
-			s.calls = append(s.calls, tc)
-			m.live.calls[c.ID] = callRef{call: tc, batch: b}
-		}
-		b.segments = append(b.segments, s)
-	}
-	m.live.batch = b
-	m.live.phase = phaseTools
-	m.tr.push(b)
-	m.trDirty, m.chromeDirty = true, true
 }
 
 // onToolStarted marks a lane running. A call that was never planned gets
@@ -279,30 +218,22 @@ func (m *Model) onToolCompleted(e *loop.ToolCompleted) {
 	}
 	c.dur = msDuration(e.DurationMS)
 	c.output, c.diff, c.diags = e.Output, e.Diff, e.Diagnostics
-	m.clearStopHint(c)
+	if m.live.stopHintDone(m.ui.hint, c) {
+		m.ui.hint = ""
+		m.chromeDirty = true
+	}
 	m.unfocus(c)
 	ref.batch.ver++
 	m.trDirty, m.chromeDirty = true, true
 }
 
 // adHocCall creates a one-call batch for a call no plan announced.
-func (m *Model) adHocCall(id, name, args string) callRef {
-	c := &toolCall{id: id, name: name, args: args}
-	b := &toolBatch{segments: []*toolSegment{{mode: "sequential", calls: []*toolCall{c}}}}
-	ref := callRef{call: c, batch: b}
-	m.live.calls[id] = ref
-	m.tr.push(b)
-	return ref
-}
+func (m *Model) adHocCall(id, name, args string) callRef { return m.live.adHoc(m.tr, id, name, args) }
 
 // onRetry shows the retry pane and keeps a line in the transcript.
 func (m *Model) onRetry(e *loop.RetryScheduled) tea.Cmd {
-	deadline := e.TS.Time().Add(msDuration(e.DelayMS))
-	m.live.retry = &retryState{ev: *e, deadline: deadline}
-	m.live.phase = phaseRetrying
-	text := fmt.Sprintf("retry %d/%d after %s", e.Attempt, e.MaxAttempts, reasonLabel(e.Reason, e.Status))
-	m.notice(noticeMuted, text)
-	m.chromeDirty = true
+	m.mark(m.live.retrying(e))
+	m.notice(noticeMuted, fmt.Sprintf("retry %d/%d after %s", e.Attempt, e.MaxAttempts, reasonLabel(e.Reason, e.Status)))
 	return m.ensureTicking()
 }
 
@@ -314,34 +245,28 @@ func (m *Model) onFallback(e *loop.FallbackActivated) {
 	m.chromeDirty = true
 }
 
-// onGuardrail keeps the last few guardrail events in the pane; a halt is
-// also written to the transcript.
+// onGuardrail shows the event in the pane; a halt is also written to the
+// transcript.
 func (m *Model) onGuardrail(e *loop.Guardrail) {
-	const keep = 3
-	m.live.guards = append(m.live.guards, *e)
-	if len(m.live.guards) > keep {
-		m.live.guards = m.live.guards[len(m.live.guards)-keep:]
-	}
-	if ref, ok := m.live.calls[e.ID]; ok && e.ID != "" {
-		ref.call.guard = fmt.Sprintf("%s: %s", e.Code, e.Message)
-		ref.batch.ver++
-		m.trDirty = true
-	}
+	m.mark(m.live.guardrail(e))
 	if e.Action == "halt" {
 		m.notice(noticeError, fmt.Sprintf("guardrail halted the turn: %s (%s ×%d)", e.Message, e.Code, e.Count))
 	}
-	m.chromeDirty = true
 }
 
-// onSteerQueued records a steer the screen does not show yet: one sent
-// elsewhere, or its own whose id it has not learnt (handleSteerAck then
-// drops the duplicate).
+// onSteerQueued shows a steer the agent took as pending: the screen's
+// own (its entry being sent, the first with the same text, goes) or one
+// sent elsewhere. A steer delivered already (the agent may emit the
+// delivery first) is not shown.
 func (m *Model) onSteerQueued(e *loop.SteerQueued) {
-	if e.ID != 0 && (m.turn.delivered[e.ID] || slices.ContainsFunc(m.turn.pendingSteers, func(s steerEntry) bool { return s.id == e.ID })) {
+	if i := slices.IndexFunc(m.turn.sending, func(s steerEntry) bool { return strings.TrimSpace(s.text) == e.Text }); i >= 0 {
+		m.turn.sending = slices.Delete(m.turn.sending, i, i+1)
+	}
+	m.chromeDirty = true
+	if e.ID != 0 && m.turn.delivered[e.ID] {
 		return
 	}
 	m.turn.pendingSteers = append(m.turn.pendingSteers, steerEntry{id: e.ID, text: e.Text})
-	m.chromeDirty = true
 }
 
 // onSteerDelivered moves delivered steers, named by id, from the pane to
@@ -369,8 +294,7 @@ func (m *Model) onCompression(e *loop.Compression) {
 // pending steer to send next and goes idle: turn.finished is the one
 // signal that a turn ended.
 func (m *Model) onTurnFinished(e *loop.TurnFinished) tea.Cmd {
-	m.closeStreams(e.ExitReason)
-	m.settleTools()
+	m.mark(m.live.closeStreams(m.tr, e.ExitReason) | m.live.settle())
 	if e.FinalResponse != "" {
 		m.ses.lastAnswer = e.FinalResponse
 	}
@@ -380,7 +304,9 @@ func (m *Model) onTurnFinished(e *loop.TurnFinished) tea.Cmd {
 	}
 	m.ses.usage.Add(u)
 	m.ses.turnUsage = providers.Usage{}
-	m.summarize(e)
+	for _, n := range turnSummary(e, m.turn.started) {
+		m.notice(n.kind, n.text)
+	}
 	if strings.TrimSpace(e.PendingSteer) != "" {
 		m.turn.next = e.PendingSteer
 	}

@@ -134,26 +134,59 @@ func steerTexts(h *harness) []string {
 	return out
 }
 
+// sendingTexts lists the texts of the steers being sent.
+func sendingTexts(h *harness) []string {
+	var out []string
+	for _, e := range h.m.turn.sending {
+		out = append(out, e.text)
+	}
+	return out
+}
+
+// A steer shows as pending only once the agent's steer.queued says it
+// took it; until then it is being sent. The agent's return value adds
+// nothing, whenever it comes.
+func TestSteerPendingOnlyOnceQueued(t *testing.T) {
+	h := newHarness(t)
+	h.startBusy()
+	h.events(turnStarted(1, "first"))
+	h.typeText("use tabs")
+	rets := h.key("enter") // the command calls Agent.Steer; its result is fed back below
+	if got := steerTexts(h); len(got) != 0 {
+		t.Fatalf("pending before steer.queued: %q", got)
+	}
+	s := h.screen()
+	contains(t, s, "↳ steer · sending… use tabs")
+	if strings.Contains(s, "after the next tool call") {
+		t.Fatalf("the screen says the steer is queued before the agent took it:\n%s", s)
+	}
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 1, Text: "use tabs"})
+	for _, m := range rets {
+		h.send(m)
+	}
+	if got := steerTexts(h); len(got) != 1 || h.m.turn.pendingSteers[0].id != 1 || len(h.m.turn.sending) != 0 {
+		t.Fatalf("pending = %+v, sending = %q; want one pending with id 1", h.m.turn.pendingSteers, sendingTexts(h))
+	}
+	s = h.screen()
+	contains(t, s, "↳ steer · after the next tool call: use tabs")
+	if strings.Contains(s, "sending…") {
+		t.Errorf("still sending after steer.queued:\n%s", s)
+	}
+}
+
 func TestSteerPendingThenDelivered(t *testing.T) {
 	h := newHarness(t)
 	h.startBusy()
+	h.events(turnStarted(1, "first"))
 	h.typeText("use tabs")
-	acks := h.key("enter") // the agent's answer: id 1, fed back below
-	// steer.queued for id 1 comes before the answer: shown once.
-	h.events(turnStarted(1, "first"), &loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 1, Text: "use tabs"})
-	for _, m := range acks {
-		h.send(m)
-	}
-	if got := steerTexts(h); len(got) != 1 || h.m.turn.pendingSteers[0].id != 1 {
-		t.Fatalf("pending steers = %q (%+v), want one with id 1 (no duplicate from steer.queued)", got, h.m.turn.pendingSteers)
-	}
-	// The answer first, then steer.queued: shown once too.
+	h.settle(keyMsg("enter"))
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 1, Text: "use tabs"})
 	h.typeText("tests")
 	h.settle(keyMsg("enter"))
 	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 2, Text: "tests"})
 	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 3, Text: "from elsewhere"})
-	if got := steerTexts(h); !reflect.DeepEqual(got, []string{"use tabs", "tests", "from elsewhere"}) {
-		t.Fatalf("pending steers = %q", got)
+	if got := steerTexts(h); !reflect.DeepEqual(got, []string{"use tabs", "tests", "from elsewhere"}) || len(h.m.turn.sending) != 0 {
+		t.Fatalf("pending steers = %q, sending %q", got, sendingTexts(h))
 	}
 	contains(t, h.screen(), "↳ steer · after the next tool call: use tabs", "↳ steer · after the next tool call: from elsewhere")
 	// Delivering "use tabs\nfrom elsewhere" removes those two by id; the
@@ -178,19 +211,34 @@ func TestSteerPendingThenDelivered(t *testing.T) {
 	}
 }
 
-// A steer delivered before the agent's answer reached the screen is not
-// shown as pending afterwards.
-func TestSteerDeliveredBeforeAck(t *testing.T) {
+// The agent may emit a steer's delivery before its steer.queued: the
+// late steer.queued ends the sending state and shows nothing pending.
+func TestSteerDeliveredBeforeQueued(t *testing.T) {
 	h := newHarness(t)
 	h.startBusy()
+	h.events(turnStarted(1, "first"))
 	h.typeText("be brief")
-	acks := h.key("enter")
-	h.events(turnStarted(1, "first"), &loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "be brief", IDs: []int{1}, Iteration: 2})
-	for _, m := range acks {
-		h.send(m)
+	h.settle(keyMsg("enter"))
+	h.events(&loop.SteerDelivered{Header: hdr(loop.TypeSteerDelivered, 1, 0), Text: "be brief", IDs: []int{1}, Iteration: 2})
+	h.events(&loop.SteerQueued{Header: hdr(loop.TypeSteerQueued, 1, 0), ID: 1, Text: "be brief"})
+	if len(h.m.turn.pendingSteers) != 0 || len(h.m.turn.sending) != 0 {
+		t.Errorf("pending %q, sending %q after delivery", steerTexts(h), sendingTexts(h))
 	}
-	if len(h.m.turn.pendingSteers) != 0 {
-		t.Errorf("pending after delivery: %q", steerTexts(h))
+}
+
+// A steer the agent refuses (Steer answers 0) stops being sent.
+func TestRefusedSteerStopsSending(t *testing.T) {
+	h := newHarness(t)
+	h.agent.refuseSteers = true
+	h.startBusy()
+	h.events(turnStarted(1, "first"))
+	h.typeText("too much")
+	h.settle(keyMsg("enter"))
+	if len(h.m.turn.sending) != 0 || len(h.m.turn.pendingSteers) != 0 {
+		t.Errorf("a refused steer is still shown: sending %q, pending %q", sendingTexts(h), steerTexts(h))
+	}
+	if strings.Contains(h.screen(), "too much") {
+		t.Errorf("a refused steer is still on screen:\n%s", h.screen())
 	}
 }
 

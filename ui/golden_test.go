@@ -58,11 +58,11 @@ func TestGoldenPanes(t *testing.T) {
 		h := goldenScene(t, w)
 		m := h.m
 		panes := map[string]string{
-			"activity":   m.activityLine(),
-			"retry":      strings.Join(m.retryPane(), "\n"),
-			"budget":     m.budgetGauge(),
-			"guardrails": strings.Join(m.guardrailPane(), "\n"),
-			"pending":    strings.Join(m.pendingPane(), "\n"),
+			"activity":   m.live.activityLine(m.paneEnv()),
+			"retry":      strings.Join(m.live.retryPane(m.paneEnv()), "\n"),
+			"budget":     m.live.budgetGauge(m.paneEnv()),
+			"guardrails": strings.Join(m.live.guardrailPane(m.paneEnv()), "\n"),
+			"pending":    strings.Join(pendingPane(m.paneEnv()), "\n"),
 			"status":     m.statusView,
 			"tools":      toolsBlock(t, m),
 		}

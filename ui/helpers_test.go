@@ -36,6 +36,9 @@ type fakeAgent struct {
 	calls    []string
 	startErr error
 	steers   int
+	// refuseSteers makes Steer answer 0, as the agent does for a steer it
+	// does not take.
+	refuseSteers bool
 }
 
 func (f *fakeAgent) record(s string) {
@@ -49,11 +52,15 @@ func (f *fakeAgent) Start(_ context.Context, input string) error {
 	return f.startErr
 }
 
-// Steer records the steer and numbers it 1, 2, … as the agent does.
+// Steer records the steer and numbers it 1, 2, … as the agent does (or
+// refuses it).
 func (f *fakeAgent) Steer(text string) int {
 	f.record("steer:" + text)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.refuseSteers {
+		return 0
+	}
 	f.steers++
 	return f.steers
 }

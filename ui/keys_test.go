@@ -77,7 +77,7 @@ func TestEnterBusyModes(t *testing.T) {
 			switch mode {
 			case "", BusySteer:
 				wantCalls(t, h, "run:first", "steer:use tabs")
-				contains(t, h.screen(), "↳ steer · after the next tool call: use tabs")
+				contains(t, h.screen(), "↳ steer · sending… use tabs") // pending once steer.queued comes
 			case BusyQueue:
 				wantCalls(t, h, "run:first")
 				contains(t, h.screen(), "⏎ queued · next turn: use tabs")

@@ -5,10 +5,7 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"talaria/loop"
-	"talaria/providers"
 )
 
 // frameInterval is the animation and streaming flush period.
@@ -62,62 +59,67 @@ type liveState struct {
 // frameMsg is the animation tick.
 type frameMsg struct{}
 
-// beginLive resets the per-turn panes.
-func (m *Model) beginLive() {
-	m.live = liveState{
-		budget: budgetState{max: m.opts.MaxIterations},
+// newLive is the panes' state at the start of a turn.
+func newLive(maxIterations int) liveState {
+	return liveState{
+		budget: budgetState{max: maxIterations},
 		phase:  phaseWaiting,
 		calls:  map[string]callRef{},
 	}
 }
 
-// endLive clears what only makes sense while a turn runs. The fallback
+// end clears what only makes sense while a turn runs. The fallback
 // marker stays until the next turn starts.
-func (m *Model) endLive() {
-	m.closeStreams(loop.Exit{})
-	m.live.phase = phaseIdle
-	m.live.retry = nil
-	m.live.guards = nil
-	m.live.batch = nil
+func (l *liveState) end(tr *transcript) dirty {
+	d := l.closeStreams(tr, loop.Exit{})
+	l.phase = phaseIdle
+	l.retry = nil
+	l.guards = nil
+	l.batch = nil
+	return d
 }
 
-// ensureStream returns the streaming answer block, creating it.
-func (m *Model) ensureStream() *assistantItem {
-	if m.live.stream == nil {
-		m.live.stream = &assistantItem{streaming: true}
-		m.tr.push(m.live.stream)
-		m.trDirty = true
+// answer returns the streaming answer block, creating it (which makes
+// the transcript stale).
+func (l *liveState) answer(tr *transcript) (*assistantItem, dirty) {
+	if l.stream == nil {
+		l.stream = &assistantItem{streaming: true}
+		tr.push(l.stream)
+		return l.stream, dirtyTranscript
 	}
-	return m.live.stream
+	return l.stream, 0
 }
 
-// ensureReasoning returns the streaming reasoning block, creating it.
-func (m *Model) ensureReasoning() *reasoningItem {
-	if m.live.reasoning == nil {
-		m.live.reasoning = &reasoningItem{streaming: true}
-		m.tr.push(m.live.reasoning)
-		m.trDirty = true
+// thought returns the streaming reasoning block, creating it (which makes
+// the transcript stale).
+func (l *liveState) thought(tr *transcript) (*reasoningItem, dirty) {
+	if l.reasoning == nil {
+		l.reasoning = &reasoningItem{streaming: true}
+		tr.push(l.reasoning)
+		return l.reasoning, dirtyTranscript
 	}
-	return m.live.reasoning
+	return l.reasoning, 0
 }
 
-// flushStreams makes buffered deltas visible.
-func (m *Model) flushStreams() {
-	if !m.live.streamDirty {
-		return
+// flush makes buffered deltas visible.
+func (l *liveState) flush() dirty {
+	if !l.streamDirty {
+		return 0
 	}
-	m.live.streamDirty = false
-	if a := m.live.stream; a != nil && a.flush() {
-		m.trDirty = true
+	l.streamDirty = false
+	var d dirty
+	if a := l.stream; a != nil && a.flush() {
+		d = dirtyTranscript
 	}
-	if r := m.live.reasoning; r != nil && r.flush() {
-		m.trDirty = true
+	if r := l.reasoning; r != nil && r.flush() {
+		d = dirtyTranscript
 	}
+	return d
 }
 
 // closeStreams ends streaming blocks left open by an interrupted turn.
-func (m *Model) closeStreams(exit loop.Exit) {
-	if a := m.live.stream; a != nil {
+func (l *liveState) closeStreams(tr *transcript, exit loop.Exit) dirty {
+	if a := l.stream; a != nil {
 		a.flush()
 		a.streaming = false
 		if exit.Interrupted() {
@@ -125,46 +127,51 @@ func (m *Model) closeStreams(exit loop.Exit) {
 		}
 		a.ver++
 		if strings.TrimSpace(a.text()) == "" {
-			m.tr.remove(a)
+			tr.remove(a)
 		}
 	}
-	if r := m.live.reasoning; r != nil {
+	if r := l.reasoning; r != nil {
 		r.flush()
 		r.streaming = false
 		r.ver++
 	}
-	m.live.stream, m.live.reasoning, m.live.streamDirty = nil, nil, false
-	m.trDirty = true
+	l.stream, l.reasoning, l.streamDirty = nil, nil, false
+	return dirtyTranscript
 }
 
-// settleTools marks calls that never finished as cancelled.
-func (m *Model) settleTools() {
-	for _, ref := range m.live.calls {
+// settle marks calls that never finished as cancelled.
+func (l *liveState) settle() dirty {
+	var d dirty
+	for _, ref := range l.calls {
 		if c := ref.call; c.state == toolPending || c.state == toolRunning {
 			c.state = toolCancelled
 			ref.batch.ver++
-			m.trDirty = true
+			d = dirtyTranscript
 		}
 	}
+	return d
 }
 
-// summarize writes the one-line turn summary, or why the turn ended early.
-func (m *Model) summarize(e *loop.TurnFinished) {
-	elapsed := fmtDuration(e.TS.Time().Sub(m.turn.started))
-	if m.turn.started.IsZero() {
+// turnSummary is the one-line turn summary, or why the turn ended early,
+// then the cleanup errors: the notices the transcript gets.
+func turnSummary(e *loop.TurnFinished, started time.Time) []noticeItem {
+	elapsed := fmtDuration(e.TS.Time().Sub(started))
+	if started.IsZero() {
 		elapsed = "–"
 	}
+	var out []noticeItem
 	switch {
 	case e.Completed:
-		m.notice(noticeMuted, fmt.Sprintf("done · %d API call%s · %s", e.APICalls, plural(e.APICalls), elapsed))
+		out = append(out, noticeItem{kind: noticeMuted, text: fmt.Sprintf("done · %d API call%s · %s", e.APICalls, plural(e.APICalls), elapsed)})
 	case e.ExitReason.Interrupted():
-		m.notice(noticeWarn, withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation))
+		out = append(out, noticeItem{kind: noticeWarn, text: withExplanation("interrupted ("+e.ExitReason.String()+")", e.Explanation)})
 	default:
-		m.notice(noticeError, explanationFirst(e.ExitReason.String(), e.Explanation))
+		out = append(out, noticeItem{kind: noticeError, text: explanationFirst(e.ExitReason.String(), e.Explanation)})
 	}
 	for _, ce := range e.CleanupErrors {
-		m.notice(noticeWarn, "cleanup: "+ce)
+		out = append(out, noticeItem{kind: noticeWarn, text: "cleanup: " + ce})
 	}
+	return out
 }
 
 func withExplanation(s, expl string) string {
@@ -172,137 +179,6 @@ func withExplanation(s, expl string) string {
 		return s
 	}
 	return s + " — " + expl
-}
-
-// ensureTicking starts the frame tick unless it runs already.
-func (m *Model) ensureTicking() tea.Cmd {
-	if m.ui.ticking {
-		return nil
-	}
-	m.ui.ticking = true
-	return frameTick()
-}
-
-func frameTick() tea.Cmd {
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
-}
-
-// needsTick reports whether anything on screen still moves.
-func (m *Model) needsTick() bool {
-	return m.turn.busy || m.live.retry != nil || m.ui.hint != "" || m.live.streamDirty || m.tr.hasLive || m.ui.mcpStarting != "" ||
-		(m.dialog() != nil && !m.modal.armed)
-}
-
-// handleFrame advances spinners and countdowns and flushes streamed text.
-func (m *Model) handleFrame() tea.Cmd {
-	m.ui.now = m.clock()
-	m.ui.frame++
-	if m.ui.hint != "" && !m.ui.now.Before(m.ui.hintUntil) {
-		m.ui.hint = ""
-		m.chromeDirty = true
-	}
-	m.flushStreams()
-	m.dialogArmed()
-	m.pollMCP()
-	if m.tr.hasLive {
-		m.trDirty = true
-	}
-	if m.turn.busy || m.live.retry != nil {
-		m.chromeDirty = true
-	}
-	if !m.needsTick() {
-		m.ui.ticking = false
-		return nil
-	}
-	return frameTick()
-}
-
-// pollMCP reads which MCP servers still start and reports whether any
-// does; the status line shows them.
-func (m *Model) pollMCP() bool {
-	if m.agent == nil {
-		return false
-	}
-	for _, n := range m.agent.MCPNotices() {
-		m.notice(noticeWarn, n)
-	}
-	s := strings.Join(m.agent.MCPStarting(), ", ")
-	if s != m.ui.mcpStarting {
-		m.ui.mcpStarting, m.chromeDirty = s, true
-	}
-	return s != ""
-}
-
-// notice adds a notice to the transcript.
-func (m *Model) notice(kind noticeKind, text string) {
-	m.tr.push(&noticeItem{kind: kind, text: text})
-	m.trDirty = true
-}
-
-// addUser adds a user message (or a delivered steer) to the transcript.
-func (m *Model) addUser(text string, steer bool) {
-	m.tr.push(&userItem{text: text, steer: steer})
-	if !steer {
-		m.noteTitle(text)
-		m.scrollToEnd() // a new turn starts at the bottom
-	}
-	m.trDirty = true
-}
-
-// loadHistory shows a resumed session's messages: user messages,
-// reasoning, answers and tool calls with their results.
-func (m *Model) loadHistory(msgs []providers.Message) {
-	calls := map[string]*callRef{}
-	for _, msg := range msgs {
-		switch msg.Role {
-		case providers.RoleUser:
-			if strings.TrimSpace(msg.Content) != "" {
-				m.addUser(msg.Content, false)
-				m.comp.history = append(m.comp.history, msg.Content)
-			}
-		case providers.RoleAssistant:
-			m.loadAssistant(msg, calls)
-		case providers.RoleTool:
-			if ref, ok := calls[msg.ToolCallID]; ok {
-				ref.call.state, ref.call.output = resumedState(msg), msg.Content
-				ref.batch.ver++
-			}
-		}
-	}
-	for _, ref := range calls {
-		if ref.call.state == toolPending {
-			ref.call.state = toolCancelled
-		}
-	}
-	m.comp.histIdx = len(m.comp.history)
-	if len(msgs) > 0 {
-		m.notice(noticeMuted, fmt.Sprintf("resumed session · %d messages", len(msgs)))
-	}
-}
-
-// loadAssistant adds one stored assistant message.
-func (m *Model) loadAssistant(msg providers.Message, calls map[string]*callRef) {
-	if strings.TrimSpace(msg.Reasoning) != "" {
-		r := &reasoningItem{}
-		r.set(msg.Reasoning)
-		m.tr.push(r)
-	}
-	if strings.TrimSpace(msg.Content) != "" {
-		a := &assistantItem{}
-		a.set(msg.Content)
-		m.tr.push(a)
-		m.ses.lastAnswer = msg.Content
-	}
-	if len(msg.ToolCalls) == 0 {
-		return
-	}
-	b := &toolBatch{segments: []*toolSegment{{mode: "sequential"}}}
-	for _, tc := range msg.ToolCalls {
-		c := &toolCall{id: tc.ID, name: tc.Name, args: tc.Arguments}
-		b.segments[0].calls = append(b.segments[0].calls, c)
-		calls[tc.ID] = &callRef{call: c, batch: b}
-	}
-	m.tr.push(b)
 }
 
 // msDuration converts milliseconds to a duration.
@@ -408,30 +284,26 @@ func (t *tailBuf) write(s string) {
 
 func (t *tailBuf) String() string { return strings.ToValidUTF8(string(t.b), "\uFFFD") }
 
-// onToolOutput adds a running call's output to its lane.
-func (m *Model) onToolOutput(e *loop.ToolOutput) {
-	ref, ok := m.live.calls[e.ID]
+// toolOutput adds a running call's output to its lane.
+func (l *liveState) toolOutput(e *loop.ToolOutput) dirty {
+	ref, ok := l.calls[e.ID]
 	if !ok {
-		return
+		return 0
 	}
 	ref.call.live.write(e.Text)
 	ref.call.full.write(e.Text)
 	ref.batch.ver++
-	m.trDirty = true
+	return dirtyTranscript
 }
 
-// clearStopHint drops the "stopping NAME…" hint once call c, which just
-// ended, is the call it names: the one /cancel ID named, or the focused
-// lane x stopped (call it before the lane loses its focus). The stop it
-// announced is done; the hint must not stay its full two seconds under a
-// lane that already says "stopped".
-func (m *Model) clearStopHint(c *toolCall) {
-	h := m.ui.hint
-	if !strings.HasPrefix(h, "stopping "+c.name) {
-		return
+// stopHintDone reports whether hint, the "stopping NAME…" hint, is done
+// now that call c ended: c is the call it names, the one /cancel ID named
+// or the focused lane x stopped (ask before the lane loses its focus).
+// The stop it announced is done; the hint must not stay its full two
+// seconds under a lane that already says "stopped".
+func (l *liveState) stopHintDone(hint string, c *toolCall) bool {
+	if !strings.HasPrefix(hint, "stopping "+c.name) {
+		return false
 	}
-	if strings.HasSuffix(h, "("+c.id+")…") || (m.live.focus == c.id && h == "stopping "+c.name+"…") {
-		m.ui.hint = ""
-		m.chromeDirty = true
-	}
+	return strings.HasSuffix(hint, "("+c.id+")…") || (l.focus == c.id && hint == "stopping "+c.name+"…")
 }

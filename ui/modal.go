@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 
 	"talaria/tools"
@@ -70,77 +71,77 @@ func sessionLabel(req tools.ApprovalRequest) string {
 	return fmt.Sprintf("Yes, and allow %s for this session", req.Tool)
 }
 
-// handleModalKey routes a key while a question or the picker is open:
-// Ctrl+C dismisses every modal (and interrupts a running turn), the two
-// toggles keep working, everything else goes to the modal on top.
-func (m *Model) handleModalKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch k := m.keys; {
-	case key.Matches(msg, k.CtrlC):
-		return m.modalCtrlC()
-	case key.Matches(msg, k.ToggleThought):
-		return m.toggleReasoning()
-	case key.Matches(msg, k.ToggleMouse):
-		return m.toggleMouse()
-	case key.Matches(msg, k.Pager) && m.dialog() != nil:
-		cmd := m.openPager()
-		m.pager.overModal = true // q brings the question back
-		return cmd
-	}
-	if m.dialog() != nil {
-		return m.dialogKey(msg)
-	}
-	if m.rw.open() {
-		return m.rewindKey(msg)
-	}
-	return m.pickerKey(msg)
+// dialogIntentKind says what a key in a question asks of the screen.
+type dialogIntentKind uint8
+
+const (
+	dialogStay     dialogIntentKind = iota
+	dialogAnswered                  // reply answer to the question on screen
+	dialogPage                      // scroll the transcript (pgup, pgdown)
+)
+
+// dialogIntent is what a key in a question asks of the screen: the
+// answer to send (and whether it also trusts the project, or is a "don't
+// ask again" whose note the transcript gets), or a page of the
+// transcript; and what it made stale.
+type dialogIntent struct {
+	kind   dialogIntentKind
+	answer dialogAnswer
+	trust  bool
+	// remembered is the "don't ask again" option chosen, saved whether
+	// its rule is also saved.
+	remembered *dialogOption
+	saved      bool
+	pageUp     bool
+	dirty      dirty
 }
 
-// modalCtrlC denies or dismisses every question waiting and closes the
-// picker; a running turn is interrupted as usual, and a second Ctrl+C
-// within the window quits.
-func (m *Model) modalCtrlC() tea.Cmd {
-	cmd := m.dismissAll()
-	if m.turn.busy {
-		return tea.Batch(cmd, m.handleCtrlC())
-	}
-	m.ui.lastCtrlC = m.clock()
-	return tea.Batch(cmd, m.setHint("ctrl+c again to quit", quitWindow))
+// dismissed answers Esc: an approval is denied without a reason, a
+// question gets no answer.
+func dismissed() dialogIntent {
+	return dialogIntent{kind: dialogAnswered, answer: dialogAnswer{decision: deny("")}}
 }
 
-// dialogKey handles a key for the question on screen. Keys that answer
-// it (Enter, an option's number or letter) do nothing until it is armed
-// (see dialogArmDelay); Esc, which only denies or skips, always works.
-func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	if m.modal.typing {
-		return m.inputKey(msg)
+// key handles a key for the question on screen. Keys that answer it
+// (Enter, an option's number or letter) do nothing until it is armed (see
+// dialogArmDelay); Esc, which only denies or skips, always works.
+func (d *modalState) key(env *boxEnv, msg tea.KeyPressMsg, now time.Time) dialogIntent {
+	was := d.armed
+	in := d.keyArmed(env, msg, now)
+	if d.armed != was {
+		in.dirty |= dirtyChrome
 	}
-	if cmd, ok := m.diffKey(msg); ok {
-		return cmd
+	return in
+}
+
+func (d *modalState) keyArmed(env *boxEnv, msg tea.KeyPressMsg, now time.Time) dialogIntent {
+	if d.typing {
+		return d.inputKey(msg, now)
 	}
-	opts := dialogOptions(m.dialog())
+	opts := dialogOptions(d.current())
 	switch k := msg.String(); k {
 	case "esc":
-		return m.dismiss()
+		return dismissed()
 	case "enter":
-		if !m.dialogArmed() {
-			return nil
+		if !d.arm(now) {
+			return dialogIntent{}
 		}
-		return m.choose(opts[min(m.modal.sel, len(opts)-1)])
+		return d.choose(env, opts[min(d.sel, len(opts)-1)])
 	case "up", "down", "ctrl+p", "ctrl+n":
-		m.moveOption(k == "up" || k == "ctrl+p", len(opts))
-		return nil
+		d.moveOption(k == "up" || k == "ctrl+p", len(opts))
+		return dialogIntent{dirty: dirtyChrome}
 	case "pgup", "pgdown":
-		return m.handlePage(k == "pgup")
+		return dialogIntent{kind: dialogPage, pageUp: k == "pgup"}
 	case "s":
 		if canSave(opts) {
-			m.toggleSave()
-			return nil
+			d.save = !d.save // the "don't ask again" answers also save their rule, or stop
+			return dialogIntent{dirty: dirtyChrome}
 		}
 	}
-	if i := optionIndex(opts, msg.Text); i >= 0 && m.dialogArmed() {
-		return m.choose(opts[i])
+	if i := optionIndex(opts, msg.Text); i >= 0 && d.arm(now) {
+		return d.choose(env, opts[i])
 	}
-	return nil
+	return dialogIntent{}
 }
 
 // optionIndex finds the option a typed character picks: its number
@@ -164,99 +165,98 @@ func optionIndex(opts []dialogOption, text string) int {
 }
 
 // moveOption moves the highlight, wrapping around.
-func (m *Model) moveOption(up bool, n int) {
+func (d *modalState) moveOption(up bool, n int) {
 	if up {
-		m.modal.sel = (m.modal.sel - 1 + n) % n
+		d.sel = (d.sel - 1 + n) % n
 	} else {
-		m.modal.sel = (m.modal.sel + 1) % n
+		d.sel = (d.sel + 1) % n
 	}
-	m.chromeDirty = true
 }
 
 // choose acts on an option: answer, or open the text input.
-func (m *Model) choose(o dialogOption) tea.Cmd {
+func (d *modalState) choose(env *boxEnv, o dialogOption) dialogIntent {
+	answer := func(a dialogAnswer) dialogIntent { return dialogIntent{kind: dialogAnswered, answer: a} }
 	switch o.act {
 	case actAllowOnce:
-		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeOnce}})
+		return answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeOnce}})
 	case actAllowSession:
-		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession}})
+		return answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession}})
 	case actRemember:
-		save := m.modal.save && o.rule != ""
-		m.noteRemembered(o, save)
-		return m.answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession, Remember: o.text, Save: save}})
+		save := d.save && o.rule != ""
+		in := answer(dialogAnswer{decision: tools.ApprovalDecision{Allow: true, Scope: tools.ScopeSession, Remember: o.text, Save: save}})
+		in.remembered, in.saved = &o, save
+		return in
 	case actChoice:
-		return m.answer(dialogAnswer{text: o.text})
+		return answer(dialogAnswer{text: o.text})
 	case actTrust:
-		return tea.Batch(m.answer(dialogAnswer{}), m.trustProject())
+		in := answer(dialogAnswer{})
+		in.trust = true
+		return in
 	case actNotNow:
-		return m.dismiss()
+		return dismissed()
 	}
-	m.openInput()
-	return nil
+	d.openInput(env.width)
+	return dialogIntent{dirty: dirtyChrome}
 }
 
-// dismiss answers Esc: an approval is denied without a reason, a question
-// gets no answer.
-func (m *Model) dismiss() tea.Cmd { return m.answer(dialogAnswer{decision: deny("")}) }
-
 // inputKey handles a key in the question's text input.
-func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+func (d *modalState) inputKey(msg tea.KeyPressMsg, now time.Time) dialogIntent {
 	switch msg.String() {
 	case "enter":
-		if !m.dialogArmed() {
-			return nil
+		if !d.arm(now) {
+			return dialogIntent{}
 		}
-		return m.submitInput()
+		return d.submitInput()
 	case "esc":
-		return m.leaveInput()
+		return d.leaveInput()
 	case "shift+enter", "ctrl+j", "tab":
-		return nil // one line
+		return dialogIntent{} // one line
 	}
-	m.modal.input.update(msg)
-	m.inputDirty = true
-	return nil
+	d.input.update(msg)
+	return dialogIntent{dirty: dirtyInput}
 }
 
 // submitInput sends the typed text: the reason of a denial (possibly
 // empty), or an answer (ignored while empty).
-func (m *Model) submitInput() tea.Cmd {
-	text := strings.TrimSpace(m.modal.input.value())
-	if m.dialog().kind == dialogApproval {
-		return m.answer(dialogAnswer{decision: deny(text)})
+func (d *modalState) submitInput() dialogIntent {
+	text := strings.TrimSpace(d.input.value())
+	if d.current().kind == dialogApproval {
+		return dialogIntent{kind: dialogAnswered, answer: dialogAnswer{decision: deny(text)}}
 	}
 	if text == "" {
-		return nil
+		return dialogIntent{}
 	}
-	return m.answer(dialogAnswer{text: text})
+	return dialogIntent{kind: dialogAnswered, answer: dialogAnswer{text: text}}
 }
 
 // leaveInput handles Esc in the text input: a denial goes without a
 // reason, "Other" goes back to the choices, an open question is skipped.
-func (m *Model) leaveInput() tea.Cmd {
-	r := m.dialog()
+func (d *modalState) leaveInput() dialogIntent {
+	r := d.current()
 	if r.kind == dialogClarify && len(r.choices) > 0 {
-		m.modal.typing = false
-		m.chromeDirty = true
-		return nil
+		d.typing = false
+		return dialogIntent{dirty: dirtyChrome}
 	}
-	return m.dismiss()
+	return dismissed()
 }
 
-// modalPaste puts pasted text, on one line, into the open text input or
-// the picker's filter (which searches for it).
-func (m *Model) modalPaste(text string) tea.Cmd {
-	text = strings.Join(strings.Fields(text), " ")
-	switch {
-	case m.dialog() != nil && m.modal.typing:
-		m.modal.input.insert(text)
-		m.inputDirty = true
-	case m.dialog() == nil && m.modal.picker != nil:
-		m.modal.picker.filter.insert(text)
-		return m.pickerFiltered()
-	}
-	return nil
+// openInput opens the question's text input, empty, for a screen width
+// wide.
+func (d *modalState) openInput(width int) {
+	d.typing = true
+	d.input = newEditor(3)
+	d.input.setWidth(modalInputWidth(width))
 }
 
-// modalInputWidth is the width of a modal's text input: the box less its
-// border, padding and the "› " prompt.
-func (m *Model) modalInputWidth() int { return max(4, m.width-6) }
+// arm reports whether the question on screen takes answers yet (see
+// dialogArmDelay), arming it once the delay has passed.
+func (d *modalState) arm(now time.Time) bool {
+	if !d.armed && d.current() != nil && !now.Before(d.shownAt.Add(dialogArmDelay)) {
+		d.armed = true
+	}
+	return d.armed
+}
+
+// modalInputWidth is the width of a modal's text input on a screen width
+// wide: the box less its border, padding and the "› " prompt.
+func modalInputWidth(width int) int { return max(4, width-6) }

@@ -211,8 +211,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleEvents(msg)
 	case turnFailedMsg:
 		return m.handleTurnFailed(msg)
-	case steerAckMsg:
-		return m.handleSteerAck(msg)
+	case steerRefusedMsg:
+		return m.handleSteerRefused(msg)
 	case frameMsg:
 		return m.handleFrame()
 	case commandResultMsg:
@@ -247,10 +247,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // nothing stale (the frame tick flushes them), so they cost almost nothing.
 func (m *Model) sync() {
 	if m.chromeDirty && m.pager != nil {
-		m.renderPager() // its status line shows the hints
+		m.pager.render(m.pagerEnv()) // its status line shows the hints
 	}
 	if m.trDirty && m.pager != nil {
-		m.refreshPager() // it follows the transcript while open
+		m.pager = m.pager.refreshed(m.tr, m.pagerEnv()) // it follows the transcript while open
 	}
 	if m.chromeDirty || m.inputDirty {
 		if m.chromeDirty {
@@ -286,11 +286,13 @@ func (m *Model) inTranscript(f func() tea.Cmd) tea.Cmd {
 // resize records the terminal size and re-wraps everything.
 func (m *Model) resize(w, h int) tea.Cmd {
 	m.width, m.high = w, h
-	m.renderPager()
+	if m.pager != nil {
+		m.pager.render(m.pagerEnv())
+	}
 	m.comp.setWidth(w)
 	m.comp.ed.maxRows = max(1, min(composerMaxRows, h/4))
 	if m.modal.typing {
-		m.modal.input.setWidth(m.modalInputWidth())
+		m.modal.input.setWidth(modalInputWidth(m.width))
 	}
 	if p := m.modal.picker; p != nil {
 		p.filter.setWidth(m.pickerFilterWidth())

@@ -10,12 +10,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"talaria/themes"
 )
 
 // pager is the full-screen reader over the whole transcript (Ctrl+T):
 // every tool call with its full arguments, output, error and diff, the
 // reasoning and the answers. It follows the transcript while open (a
-// running command's output, a streaming answer): see refreshPager.
+// running command's output, a streaming answer): see refreshed. It owns
+// its state; the root model routes keys to it (update) and carries out
+// the intent a key returns.
 type pager struct {
 	text  []string   // the snapshot's lines, unwrapped
 	lines []string   // wrapped to the width, plain
@@ -55,58 +59,77 @@ const (
 	kindHunk
 )
 
-// openPager snapshots the transcript and shows it, at the end.
-func (m *Model) openPager() tea.Cmd {
-	p := &pager{sig: m.transcriptSig(), taken: m.ui.now}
-	m.pagerSnapshot(p)
-	m.pager = p
-	p.layout(m.width)
+// pagerEnv is what the pager reads of the screen around it.
+type pagerEnv struct {
+	width, high int
+	st          *themes.Styles
+	hint        string // the screen's hint, which takes the status line
+	now         time.Time
+}
+
+// rows is how many lines of text the pager shows: all but the status line.
+func (e pagerEnv) rows() int { return max(1, e.high-1) }
+
+// pagerIntent is what a key in the pager asks of the screen.
+type pagerIntent uint8
+
+const (
+	pagerStay        pagerIntent = iota
+	pagerClose                   // q, esc, ctrl+t
+	pagerCopyMessage             // y
+	pagerCopyCode                // c
+)
+
+// newPager snapshots the transcript and shows it, at the end.
+func newPager(tr *transcript, env pagerEnv) *pager {
+	p := &pager{sig: transcriptSig(tr), taken: env.now}
+	p.snapshot(tr)
+	p.layout(env.width)
 	p.top = len(p.lines)
-	m.renderPager()
-	return nil
+	p.render(env)
+	return p
 }
 
 // transcriptSig changes whenever what the pager shows of the transcript
 // does: an item added or removed, or one's content changed.
-func (m *Model) transcriptSig() uint64 {
-	sig := uint64(len(m.tr.entries))
-	for _, e := range m.tr.entries {
+func transcriptSig(tr *transcript) uint64 {
+	sig := uint64(len(tr.entries))
+	for _, e := range tr.entries {
 		sig = sig*1099511628211 + uint64(e.it.version()) + 1
 	}
 	return sig
 }
 
-// refreshPager builds the open pager again when the transcript changed
-// since it was built (at most once a frame): a reader at the end stays at
-// the end, following new output; one scrolled up keeps the line at the
-// top; the search is run again.
-func (m *Model) refreshPager() {
-	p := m.pager
-	if p == nil || m.ui.now.Sub(p.taken) < frameInterval {
-		return
+// refreshed returns the pager built again when the transcript changed
+// since it was built (at most once a frame), else p: a reader at the end
+// stays at the end, following new output; one scrolled up keeps the line
+// at the top; the search is run again.
+func (p *pager) refreshed(tr *transcript, env pagerEnv) *pager {
+	if env.now.Sub(p.taken) < frameInterval {
+		return p
 	}
-	sig := m.transcriptSig()
+	sig := transcriptSig(tr)
 	if sig == p.sig {
-		return
+		return p
 	}
-	atEnd := p.top >= len(p.lines)-m.pagerRows()
-	q := &pager{sig: sig, taken: m.ui.now, top: p.top, query: p.query, typing: p.typing, input: p.input, overModal: p.overModal}
-	m.pagerSnapshot(q)
-	q.layout(m.width)
+	atEnd := p.top >= len(p.lines)-env.rows()
+	q := &pager{sig: sig, taken: env.now, top: p.top, query: p.query, typing: p.typing, input: p.input, overModal: p.overModal}
+	q.snapshot(tr)
+	q.layout(env.width)
 	if atEnd {
 		q.top = len(q.lines)
 	}
 	if len(q.matches) > 0 {
 		q.cur = min(p.cur, len(q.matches)-1)
 	}
-	m.pager = q
-	m.renderPager()
+	q.render(env)
+	return q
 }
 
-// pagerSnapshot turns the transcript's items into the pager's lines. A
-// huge text costs one pass: its lines are substrings of it, and only
-// those that are not plain ASCII are sanitized (and copied).
-func (m *Model) pagerSnapshot(p *pager) {
+// snapshot turns the transcript's items into the pager's lines. A huge
+// text costs one pass: its lines are substrings of it, and only those
+// that are not plain ASCII are sanitized (and copied).
+func (p *pager) snapshot(tr *transcript) {
 	block := 0
 	var answers []int // the blocks that are answers (markdown)
 	add := func(kind lineKind, text string) {
@@ -129,7 +152,7 @@ func (m *Model) pagerSnapshot(p *pager) {
 			text = text[i+1:]
 		}
 	}
-	for _, e := range m.tr.entries {
+	for _, e := range tr.entries {
 		switch it := e.it.(type) {
 		case *userItem:
 			prefix := "› "
@@ -354,19 +377,16 @@ func containsFoldASCII(l, q string) bool {
 	return false
 }
 
-// rows is how many lines of text the pager shows: all but the status line.
-func (m *Model) pagerRows() int { return max(1, m.high-1) }
-
-// pagerKey handles a key while the pager is open.
-func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.pager
+// update handles a key while the pager is open and says what the screen
+// must do about it.
+func (p *pager) update(msg tea.KeyPressMsg, env pagerEnv) pagerIntent {
 	k := msg.String()
 	if p.typing {
 		switch k {
 		case "enter":
 			p.typing, p.query = false, p.input
 			p.search()
-			m.jumpMatch(0, true)
+			p.jumpMatch(0, true, env.rows())
 		case "esc":
 			p.typing = false
 		case "backspace":
@@ -378,25 +398,23 @@ func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
 				p.input += msg.Text
 			}
 		}
-		m.renderPager()
-		return nil
+		p.render(env)
+		return pagerStay
 	}
-	rows := m.pagerRows()
+	rows := env.rows()
 	switch k {
 	case "y":
-		return m.pagerCopy(false)
+		return pagerCopyMessage
 	case "c":
-		return m.pagerCopy(true)
+		return pagerCopyCode
 	case "q", "esc", "ctrl+t":
-		m.pager = nil
-		m.trDirty, m.chromeDirty = true, true
-		return nil
+		return pagerClose
 	case "/":
 		p.typing, p.input = true, ""
 	case "n":
-		m.jumpMatch(1, false)
+		p.jumpMatch(1, false, rows)
 	case "N":
-		m.jumpMatch(-1, false)
+		p.jumpMatch(-1, false, rows)
 	case "g", "home":
 		p.top = 0
 	case "G", "end":
@@ -410,14 +428,14 @@ func (m *Model) pagerKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "pgdown", "space", "f":
 		p.top += rows - 1
 	}
-	m.renderPager()
-	return nil
+	p.render(env)
+	return pagerStay
 }
 
 // jumpMatch moves to the next (dir 1) or previous (-1) match, or with
-// first to the first match at or below the top.
-func (m *Model) jumpMatch(dir int, first bool) {
-	p := m.pager
+// first to the first match at or below the top; the match shows a third
+// of rows down.
+func (p *pager) jumpMatch(dir int, first bool, rows int) {
 	if len(p.matches) == 0 {
 		return
 	}
@@ -432,21 +450,17 @@ func (m *Model) jumpMatch(dir int, first bool) {
 	} else {
 		p.cur = (p.cur + dir + len(p.matches)) % len(p.matches)
 	}
-	p.top = p.matches[p.cur] - m.pagerRows()/3
+	p.top = p.matches[p.cur] - rows/3
 }
 
-// renderPager rebuilds the pager's screen (in Update; View shows it).
-func (m *Model) renderPager() {
-	p := m.pager
-	if p == nil {
-		return
+// render rebuilds the pager's screen (in Update; View shows it).
+func (p *pager) render(env pagerEnv) {
+	if p.width != env.width {
+		p.layout(env.width)
 	}
-	if p.width != m.width {
-		p.layout(m.width)
-	}
-	rows := m.pagerRows()
+	rows := env.rows()
 	p.top = max(0, min(p.top, len(p.lines)-rows))
-	st := m.look.st
+	st := env.st
 	cur := -1
 	if len(p.matches) > 0 {
 		cur = p.matches[p.cur]
@@ -456,9 +470,9 @@ func (m *Model) renderPager() {
 		l := p.lines[i]
 		switch {
 		case i == cur:
-			l = st.PopupSelected.Render(padRight(l, m.width))
+			l = st.PopupSelected.Render(padRight(l, env.width))
 		default:
-			l = m.pagerStyle(p.wrappedKinds[i], l)
+			l = pagerStyle(st, p.wrappedKinds[i], l)
 		}
 		out = append(out, l)
 	}
@@ -478,17 +492,16 @@ func (m *Model) renderPager() {
 				pos += fmt.Sprintf(" · %q %d/%d", p.query, p.cur+1, len(p.matches))
 			}
 		}
-		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · y/c copy · q close", m.width, "…"))
-		if m.ui.hint != "" {
-			status = st.Warning.Render(ansi.Truncate(m.ui.hint, m.width, "…"))
+		status = st.Faint.Render(ansi.Truncate(pos+" · / search · n/N · g/G · y/c copy · q close", env.width, "…"))
+		if env.hint != "" {
+			status = st.Warning.Render(ansi.Truncate(env.hint, env.width, "…"))
 		}
 	}
 	p.view = strings.Join(append(out, status), "\n")
 }
 
 // pagerStyle colours one line by its kind.
-func (m *Model) pagerStyle(k lineKind, l string) string {
-	st := m.look.st
+func pagerStyle(st *themes.Styles, k lineKind, l string) string {
 	switch k {
 	case kindHead:
 		return st.Strong.Render(l)
@@ -502,12 +515,4 @@ func (m *Model) pagerStyle(k lineKind, l string) string {
 		return st.DiffHunk.Render(l)
 	}
 	return st.Text.Render(l)
-}
-
-// pagerView is the screen while the pager is open.
-func (m *Model) pagerView() tea.View {
-	v := tea.NewView(m.pager.view)
-	v.AltScreen = true
-	v.WindowTitle = m.windowTitle()
-	return v
 }

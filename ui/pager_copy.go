@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	tea "charm.land/bubbletea/v2"
 )
 
 // pagerCursor is the line of text the pager's copy keys act on: the
@@ -29,13 +27,14 @@ func (p *pager) pagerCursor() int {
 	return i
 }
 
-// pagerCopy copies the message under the pager's cursor (y) or the code
-// block under it, or the next one after it in that message (c).
-func (m *Model) pagerCopy(code bool) tea.Cmd {
-	p := m.pager
+// copyTarget is what the copy keys take: the message under the cursor
+// (code false) or the code block under it, or the next one after it in
+// that message (code true), with words for the hint that tells it was
+// copied; or, when there is nothing to copy, why.
+func (p *pager) copyTarget(code bool) (text, what, miss string) {
 	at := p.pagerCursor()
 	if at < 0 {
-		return m.setHint("nothing to copy here", hintShort)
+		return "", "", "nothing to copy here"
 	}
 	var lines []string
 	if code {
@@ -44,7 +43,7 @@ func (m *Model) pagerCopy(code bool) tea.Cmd {
 			id = p.codes[i]
 		}
 		if id < 0 {
-			return m.setHint("no code block here · y copies the message", hintShort)
+			return "", "", "no code block here · y copies the message"
 		}
 		for i, c := range p.codes {
 			if c == id {
@@ -52,7 +51,7 @@ func (m *Model) pagerCopy(code bool) tea.Cmd {
 			}
 		}
 		n := len(lines)
-		return m.copyText(strings.Join(lines, "\n"), fmt.Sprintf("the code block (%d line%s)", n, plural(n)))
+		return strings.Join(lines, "\n"), fmt.Sprintf("the code block (%d line%s)", n, plural(n)), ""
 	}
 	for i, b := range p.blocks {
 		if b == p.blocks[at] {
@@ -62,9 +61,9 @@ func (m *Model) pagerCopy(code bool) tea.Cmd {
 	if len(lines) > 0 {
 		lines[0] = strings.TrimPrefix(lines[0], "› ") // a user message: its text
 	}
-	text := strings.TrimSpace(strings.Join(lines, "\n"))
+	text = strings.TrimSpace(strings.Join(lines, "\n"))
 	n := strings.Count(text, "\n") + 1
-	return m.copyText(text, fmt.Sprintf("the message (%d line%s)", n, plural(n)))
+	return text, fmt.Sprintf("the message (%d line%s)", n, plural(n)), ""
 }
 
 // hintShort is how long a hint about a key that did nothing stays.

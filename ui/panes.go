@@ -6,35 +6,58 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"talaria/themes"
 )
 
 // gaugeWidth is the width of the budget bar in cells.
 const gaugeWidth = 20
 
-// renderPanes draws the live panes above the composer, top to bottom:
-// activity, retry, budget, guardrails, pending steers, queued messages and
-// the current hint. Each line is cut to the screen width.
+// paneEnv is what the live panes read of the screen around them: the
+// turn's control state, the clock and frame, the hint, and how much room
+// the composer leaves.
+type paneEnv struct {
+	width, high  int
+	st           *themes.Styles
+	frame        int
+	now          time.Time
+	hint         string
+	composerRows int    // the composer's (or the modal's) height
+	follow       bool   // the transcript shows its end
+	pending      string // the session command still running, "" when none
+	// asking is set while a question waits for its answer, since askedAt.
+	asking  bool
+	askedAt time.Time
+	turn    *turnState
+}
+
+// fit cuts a pane line to the screen width.
+func (e *paneEnv) fit(s string) string { return ansi.Truncate(s, max(1, e.width), "…") }
+
+// view draws the live panes above the composer, top to bottom: activity,
+// retry, budget, guardrails, pending steers, queued messages and the
+// current hint. Each line is cut to the screen width.
 //
 // On a short terminal the panes take at most a third of the rows: the
 // activity line and the hint always show, the others in order while room
 // is left.
-func (m *Model) renderPanes() string {
+func (l *liveState) view(env *paneEnv) string {
 	var rest []string
-	rest = append(rest, m.retryPane()...)
-	if b := m.budgetGauge(); b != "" {
+	rest = append(rest, l.retryPane(env)...)
+	if b := l.budgetGauge(env); b != "" {
 		rest = append(rest, b)
 	}
-	rest = append(rest, m.guardrailPane()...)
-	rest = append(rest, m.pendingPane()...)
+	rest = append(rest, l.guardrailPane(env)...)
+	rest = append(rest, pendingPane(env)...)
 	var lines []string
-	if a := m.activityLine(); a != "" {
+	if a := l.activityLine(env); a != "" {
 		lines = append(lines, a)
 	}
 	hint := ""
-	if m.ui.hint != "" {
-		hint = m.fit(m.look.st.Warning.Render(m.ui.hint))
+	if env.hint != "" {
+		hint = env.fit(env.st.Warning.Render(env.hint))
 	}
-	room := min(max(2, m.high/3), m.high-1-lineCount(m.composerView)) - len(lines)
+	room := min(max(2, env.high/3), env.high-1-env.composerRows) - len(lines)
 	if hint != "" {
 		room--
 	}
@@ -42,31 +65,31 @@ func (m *Model) renderPanes() string {
 	if hint != "" {
 		lines = append(lines, hint)
 	}
-	return strings.Join(lines[:min(len(lines), max(0, m.high-1-lineCount(m.composerView)))], "\n")
+	return strings.Join(lines[:min(len(lines), max(0, env.high-1-env.composerRows))], "\n")
 }
 
 // activityLine says what the turn is doing, how long it has run and how
 // to stop it; idle, it only tells a scrolled-up reader how to come back.
-func (m *Model) activityLine() string {
-	st := m.look.st
+func (l *liveState) activityLine(env *paneEnv) string {
+	st := env.st
 	more := ""
-	if !m.tr.follow {
+	if !env.follow {
 		more = st.Faint.Render("  ↓ more below · pgdn")
 	}
-	if !m.turn.busy {
-		if m.pending != "" {
-			more = st.Muted.Render("/"+m.pending+" is running · messages wait for it") + more
+	if !env.turn.busy {
+		if env.pending != "" {
+			more = st.Muted.Render("/"+env.pending+" is running · messages wait for it") + more
 		}
-		return m.fit(strings.TrimSpace(more))
+		return env.fit(strings.TrimSpace(more))
 	}
 	label := "waiting for the model"
-	switch m.live.phase {
+	switch l.phase {
 	case phaseThinking:
 		label = "thinking"
 	case phaseResponding:
 		label = "responding"
 	case phaseTools:
-		if b := m.live.batch; b != nil {
+		if b := l.batch; b != nil {
 			total, done := b.counts()
 			label = fmt.Sprintf("running tools %d/%d", done, total)
 		} else {
@@ -76,62 +99,59 @@ func (m *Model) activityLine() string {
 		label = "retrying"
 	}
 	elapsed := ""
-	if !m.turn.started.IsZero() {
-		elapsed = " · " + fmtDuration(m.ui.now.Sub(m.turn.started))
+	if !env.turn.started.IsZero() {
+		elapsed = " · " + fmtDuration(env.now.Sub(env.turn.started))
 	}
 	stop := " · esc to interrupt"
-	if m.dialog() != nil {
+	if env.asking {
 		// The wait counts from the question, not from the turn's start.
 		label, stop = "waiting for your answer", " · ctrl+c interrupts"
-		elapsed = " · " + fmtDuration(m.ui.now.Sub(m.modal.shownAt))
+		elapsed = " · " + fmtDuration(env.now.Sub(env.askedAt))
 	}
-	return m.fit(st.Accent.Render(spinner(m.ui.frame)+" "+label) + st.Muted.Render(elapsed+stop) + more)
+	return env.fit(st.Accent.Render(spinner(env.frame)+" "+label) + st.Muted.Render(elapsed+stop) + more)
 }
 
-// fit cuts a pane line to the screen width.
-func (m *Model) fit(s string) string { return ansi.Truncate(s, max(1, m.width), "…") }
-
 // retryPane shows a scheduled retry with a live countdown.
-func (m *Model) retryPane() []string {
-	r := m.live.retry
+func (l *liveState) retryPane(env *paneEnv) []string {
+	r := l.retry
 	if r == nil {
 		return nil
 	}
-	st := m.look.st
-	left := r.deadline.Sub(m.ui.now)
+	st := env.st
+	left := r.deadline.Sub(env.now)
 	when := "retrying now"
 	if left > 0 {
 		when = "retrying in " + fmtCountdown(left)
 	}
 	head := fmt.Sprintf("⟳ %s · attempt %d/%d · %s", reasonLabel(r.ev.Reason, r.ev.Status), r.ev.Attempt, r.ev.MaxAttempts, when)
-	lines := []string{m.fit(st.Warning.Render(head) + st.Muted.Render(" · esc to cancel"))}
+	lines := []string{env.fit(st.Warning.Render(head) + st.Muted.Render(" · esc to cancel"))}
 	if msg := oneLine(r.ev.Message); msg != "" {
-		lines = append(lines, m.fit("  "+st.Muted.Render(msg)))
+		lines = append(lines, env.fit("  "+st.Muted.Render(msg)))
 	}
 	return lines
 }
 
 // budgetGauge draws the iteration budget while a turn runs.
-func (m *Model) budgetGauge() string {
-	b := m.live.budget
-	if !m.turn.busy || b.max <= 0 {
+func (l *liveState) budgetGauge(env *paneEnv) string {
+	b := l.budget
+	if !env.turn.busy || b.max <= 0 {
 		return ""
 	}
-	st := m.look.st
+	st := env.st
 	filled := min(gaugeWidth, b.used*gaugeWidth/b.max)
 	bar := st.GaugeFull.Render(strings.Repeat("█", filled)) + st.GaugeEmpty.Render(strings.Repeat("░", gaugeWidth-filled))
 	text := fmt.Sprintf(" %d/%d iterations", b.used, b.max)
 	if b.refunds > 0 {
 		text += fmt.Sprintf(" · %d refund%s", b.refunds, plural(b.refunds))
 	}
-	return m.fit(st.Muted.Render("budget ") + bar + st.Muted.Render(text))
+	return env.fit(st.Muted.Render("budget ") + bar + st.Muted.Render(text))
 }
 
 // guardrailPane lists this turn's guardrail warnings.
-func (m *Model) guardrailPane() []string {
-	st := m.look.st
+func (l *liveState) guardrailPane(env *paneEnv) []string {
+	st := env.st
 	var lines []string
-	for _, g := range m.live.guards {
+	for _, g := range l.guards {
 		style := st.Warning
 		if g.Action == "halt" || g.Action == "block" {
 			style = st.Error
@@ -140,20 +160,24 @@ func (m *Model) guardrailPane() []string {
 		if g.Message != "" {
 			text += " — " + oneLine(g.Message)
 		}
-		lines = append(lines, m.fit(style.Render(text)))
+		lines = append(lines, env.fit(style.Render(text)))
 	}
 	return lines
 }
 
-// pendingPane lists steers not yet delivered and queued messages.
-func (m *Model) pendingPane() []string {
-	st := m.look.st
+// pendingPane lists steers not yet delivered, those being sent, and
+// queued messages.
+func pendingPane(env *paneEnv) []string {
+	st := env.st
 	var lines []string
-	for _, s := range m.turn.pendingSteers {
-		lines = append(lines, m.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · after the next tool call: ")+st.Steer.Render(oneLine(s.text))))
+	for _, s := range env.turn.pendingSteers {
+		lines = append(lines, env.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · after the next tool call: ")+st.Steer.Render(oneLine(s.text))))
 	}
-	for _, q := range m.turn.queue {
-		lines = append(lines, m.fit(st.UserPrompt.Render("⏎ queued")+st.Muted.Render(" · next turn: ")+st.Text.Render(oneLine(q))))
+	for _, s := range env.turn.sending {
+		lines = append(lines, env.fit(st.UserPrompt.Render("↳ steer")+st.Muted.Render(" · sending… ")+st.Steer.Render(oneLine(s.text))))
+	}
+	for _, q := range env.turn.queue {
+		lines = append(lines, env.fit(st.UserPrompt.Render("⏎ queued")+st.Muted.Render(" · next turn: ")+st.Text.Render(oneLine(q))))
 	}
 	return lines
 }

@@ -66,7 +66,7 @@ func (m *Model) renderChrome() {
 		return
 	}
 	m.composerView = m.renderBox()
-	m.panesView = m.renderPanes()
+	m.panesView = m.live.view(m.paneEnv())
 	m.popupView = m.renderPopup()
 	m.statusView = m.renderStatus()
 }
@@ -95,15 +95,6 @@ func lineCount(s string) int {
 		return 0
 	}
 	return strings.Count(s, "\n") + 1
-}
-
-// renderComposer draws the input box; its border dims while a turn runs.
-func (m *Model) renderComposer() string {
-	style := m.look.st.Composer
-	if m.turn.busy {
-		style = m.look.st.ComposerBusy
-	}
-	return style.Width(m.width).Render(m.comp.view())
 }
 
 // renderStatus draws the status line: model (and a fallback marker),

@@ -124,9 +124,9 @@ func TestTUIEndToEnd(t *testing.T) {
 	waitRequest(t, srv, 2)
 	s.typeLine("focus on the tests")
 	s.waitFor("focus on the tests")
-	// The composer shows the steer at once; give the agent's Steer call
-	// (made right after, in a command goroutine) a moment via the screen's
-	// own confirmation before releasing the reply.
+	// The pane says "after the next tool call" only once the agent's
+	// steer.queued event says it took the steer (before that it reads
+	// "sending…"), so releasing the reply now cannot outrun the steer.
 	s.waitFor("after the next tool call")
 	close(hold)
 	s.waitFor("Steered answer.")
