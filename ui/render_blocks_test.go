@@ -16,7 +16,10 @@ import (
 // wholeRender is the reference the block renderer must match: glamour's
 // render of the whole text, except that each table is rendered alone at
 // the width its cells need, one blank line from the text around it (the
-// layout the transcript has always used).
+// layout the transcript has always used). It is a reference for a
+// markdown with the document colour given to glamour (docInGlamour):
+// TestDocumentColourPaintedReadsTheSame holds the painted render to that
+// one.
 func wholeRender(md *markdown, text string, w int) []string {
 	w = max(8, w)
 	src := prepareMarkdown(text)
@@ -38,7 +41,7 @@ func wholeRender(md *markdown, text string, w int) []string {
 		}
 		add(md.renderAt(src[from:b.start], w))
 		seg := src[b.start:b.end]
-		add(md.renderAt(seg, min(w, tableWidth(tableRows(seg)))))
+		add(md.renderTable(seg, min(w, tableWidth(tableRows(seg)))))
 		from = b.end
 	}
 	add(md.renderAt(src[from:], w))
@@ -105,6 +108,7 @@ func TestBlockRenderMatchesWhole(t *testing.T) {
 		}
 		for _, w := range []int{38, 78, 118} {
 			md := newMarkdown(th.Glamour())
+			md.docInGlamour = true
 			for name, text := range texts {
 				if len(text) > 16<<10 && (w != 78 || theme != "dark" && theme != "light") {
 					continue // the long answers once per palette kind: they cost seconds under -race
@@ -129,45 +133,56 @@ func TestBlockRenderMatchesWhole(t *testing.T) {
 // 24-byte deltas, a frame every 100 of them: the last streamed frame and
 // the completed answer read as the whole render, and completing the
 // answer renders only what was still open (the blocks rendered while it
-// streamed are reused).
+// streamed are reused). With the document colour given to glamour the
+// reference is the whole render; with it painted (as the program runs)
+// it is the block render of the whole text.
 func TestStreamedAnswerRendersAsWhole(t *testing.T) {
 	th, _ := themes.Lookup("dark")
 	st := th.Styles()
-	for name, text := range corpus(t) {
-		rc := &renderCtx{width: 100, st: &st, md: newMarkdown(th.Glamour())}
-		a := &assistantItem{streaming: true}
-		for i, n := 0, 0; i < len(text); i, n = i+streamChunk, n+1 {
-			a.write(text[i:min(len(text), i+streamChunk)])
-			if n%100 == 99 {
-				a.flush()
-				_ = a.render(rc)
+	for _, inGlamour := range []bool{true, false} {
+		for name, text := range corpus(t) {
+			md := newMarkdown(th.Glamour())
+			md.docInGlamour = inGlamour
+			rc := &renderCtx{width: 100, st: &st, md: md}
+			a := &assistantItem{streaming: true}
+			for i, n := 0, 0; i < len(text); i, n = i+streamChunk, n+1 {
+				a.write(text[i:min(len(text), i+streamChunk)])
+				if n%100 == 99 {
+					a.flush()
+					_ = a.render(rc)
+				}
 			}
-		}
-		a.flush()
-		streamed := a.render(rc)
-		want := wholeRender(newMarkdown(th.Glamour()), text, 98)
-		prefix := func(ls []string) []string {
-			for i := range ls {
-				ls[i] = strings.TrimPrefix(strings.TrimPrefix(ls[i], rc.st.Accent.Render("● ")), "  ")
+			a.flush()
+			streamed := a.render(rc)
+			ref := newMarkdown(th.Glamour())
+			ref.docInGlamour = inGlamour
+			want := ref.render(text, 98)
+			if inGlamour {
+				want = wholeRender(ref, text, 98)
 			}
-			return ls
-		}
-		if strings.Contains(text, "]: ") { // reference links resolve once the definitions came
-			streamed = nil
-		}
-		if streamed != nil && !sameLines(prefix(streamed), want) {
-			t.Errorf("%s: the last streamed frame differs from the whole render at %s", name, firstDiff(streamed, want))
-		}
-		before := rc.md.bytes
-		a.set(text)
-		a.streaming = false
-		a.ver++
-		final := prefix(a.render(rc))
-		if !sameLines(final, want) {
-			t.Errorf("%s: the completed answer differs from the whole render at %s", name, firstDiff(final, want))
-		}
-		if spent := rc.md.bytes - before; len(text) > 16<<10 && spent > len(text)/4 {
-			t.Errorf("%s: completing a %d-byte answer rendered %d bytes again", name, len(text), spent)
+			prefix := func(ls []string) []string {
+				for i := range ls {
+					ls[i] = strings.TrimPrefix(strings.TrimPrefix(ls[i], rc.st.Accent.Render("● ")), "  ")
+				}
+				return ls
+			}
+			if strings.Contains(text, "]: ") { // reference links resolve once the definitions came
+				streamed = nil
+			}
+			if streamed != nil && !sameLines(prefix(streamed), want) {
+				t.Errorf("%s (document colour in glamour: %v): the last streamed frame differs from the whole render at %s", name, inGlamour, firstDiff(streamed, want))
+			}
+			before := rc.md.bytes
+			a.set(text)
+			a.streaming = false
+			a.ver++
+			final := prefix(a.render(rc))
+			if !sameLines(final, want) {
+				t.Errorf("%s (document colour in glamour: %v): the completed answer differs from the whole render at %s", name, inGlamour, firstDiff(final, want))
+			}
+			if spent := rc.md.bytes - before; len(text) > 16<<10 && spent > len(text)/4 {
+				t.Errorf("%s: completing a %d-byte answer rendered %d bytes again", name, len(text), spent)
+			}
 		}
 	}
 }

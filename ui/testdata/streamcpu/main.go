@@ -51,11 +51,15 @@ const (
 	clkTck = 100
 )
 
+// perfOut, when set (-perf), runs the TUI under perf record.
+var perfOut string
+
 func main() {
 	bin := flag.String("bin", "", "the talaria binary to measure (required)")
 	runs := flag.Int("runs", 5, "runs per answer and mode")
 	mode := flag.String("mode", "both", "tui | headless | both")
 	keys := flag.Bool("keys", true, "in the TUI, type a letter every 150 ms during the stream and time its echo")
+	flag.StringVar(&perfOut, "perf", "", "profile the TUI with perf record into this file (its CPU figure is then perf's)")
 	flag.Parse()
 	if *bin == "" || flag.NArg() == 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: streamcpu -bin TALARIA [-runs N] [-mode tui|headless|both] ANSWER.md...")
@@ -376,7 +380,11 @@ func runTUI(bin, text string, keys bool) (result, error) {
 	for _, e := range append(env, "OPENAI_BASE_URL="+s.url) {
 		argv = append(argv, "-e", e)
 	}
-	argv = append(argv, "exec "+bin)
+	if perfOut != "" {
+		argv = append(argv, "exec perf record -q -g -F 2000 -o "+perfOut+" -- "+bin)
+	} else {
+		argv = append(argv, "exec "+bin)
+	}
 	if _, err := t.run(argv...); err != nil {
 		return result{}, err
 	}
@@ -427,7 +435,22 @@ func runTUI(bin, text string, keys bool) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	if perfOut != "" {
+		stopPerf(pid)
+	}
 	return result{cpu: cpu, lag: seen.Sub(s.end), echo: echo}, nil
+}
+
+// stopPerf ends perf record (SIGINT, so it writes its file) and waits,
+// up to 20 s, for it to exit.
+func stopPerf(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGINT)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return
+		}
+	}
 }
 
 // typeDuring types a letter every 150 ms until done closes and times
