@@ -197,17 +197,20 @@ func (md *markdown) renderRaw(text string, w int, table bool) (string, bool) {
 // output is not a prefix of the render); the caller then renders the
 // block with what follows. A block holding a table is rendered in the
 // style for tables and not painted (see markdown).
-func (md *markdown) renderBlock(src string, first bool, w int, table bool) (rendered, bool) {
+//
+// Glamour wraps at rw columns (w, or more for code: see codeWidth); the
+// lines are fitted to w.
+func (md *markdown) renderBlock(src string, first bool, w, rw int, table bool) (rendered, bool) {
 	doc := src
 	if !first {
 		doc = sentinel + "\n\n" + src
 	}
-	out, ok := md.renderRaw(doc, w, table)
+	out, ok := md.renderRaw(doc, rw, table)
 	if !ok {
 		return rendered{}, false
 	}
 	if !first {
-		pre, ok := md.sentinelOut(w, table)
+		pre, ok := md.sentinelOut(rw, table)
 		if !ok || !strings.HasPrefix(out, pre) {
 			return rendered{}, false
 		}
@@ -271,7 +274,14 @@ func fitLine(out []string, l string, w int, fg string) []string {
 		t += "\x1b[m"
 	}
 	if ansi.StringWidth(t) > w {
-		return append(out, wrapKeepIndent(t, w)...)
+		for _, r := range wrapKeepIndent(t, w) {
+			// Each row closes its style: a wrap cuts a styled run in two.
+			if strings.Contains(r, "\x1b[") && !strings.HasSuffix(r, "\x1b[m") {
+				r += "\x1b[m"
+			}
+			out = append(out, r)
+		}
+		return out
 	}
 	return append(out, t)
 }
@@ -389,7 +399,11 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 		if refs != "" && !b.code() && strings.Contains(text, "[") {
 			text += "\n\n" + refs
 		}
-		r, ok := md.cachedBlock(cache, text, first, w, b.nested)
+		rw := w
+		if b.code() {
+			rw = md.codeWidth(text, w)
+		}
+		r, ok := md.cachedBlock(cache, text, first, w, rw, b.nested)
 		if !ok {
 			// Not to be told apart: the run from here on, whole.
 			e := i + 1
@@ -409,18 +423,48 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 }
 
 // cachedBlock is renderBlock through the cache (nil: none).
-func (md *markdown) cachedBlock(cache *blockCache, text string, first bool, w int, table bool) (rendered, bool) {
+func (md *markdown) cachedBlock(cache *blockCache, text string, first bool, w, rw int, table bool) (rendered, bool) {
 	k := blockKey{text: text, first: first}
 	if cache != nil {
 		if r, ok := cache.byKey[k]; ok {
 			return r, true
 		}
 	}
-	r, ok := md.renderBlock(text, first, w, table)
+	r, ok := md.renderBlock(text, first, w, rw, table)
 	if ok && cache != nil {
 		cache.byKey[k] = r
 	}
 	return r, ok
+}
+
+// codeWrapCap is the widest a code block is rendered (see codeWidth): a
+// longer line (minified code, a data dump) is wrapped by glamour.
+const codeWrapCap = 512
+
+// codeWidth is the width glamour renders a top-level code block at when
+// it is shown w columns wide: wide enough for its longest line, so that
+// glamour, which wraps code at the margin like prose, wraps none of it,
+// and fitLine wraps each long line instead, its continuation rows
+// indented like the line (up to codeWrapCap columns; w when every line
+// fits).
+func (md *markdown) codeWidth(src string, w int) int {
+	md.styles()
+	cb := md.text.CodeBlock
+	extra := 0
+	for _, p := range []*uint{cb.Indent, cb.Margin, cb.Margin, md.text.Document.Indent, md.text.Document.Margin, md.text.Document.Margin} {
+		if p != nil {
+			extra += int(*p)
+		}
+	}
+	widest := 0
+	for l := range strings.SplitSeq(src, "\n") {
+		widest = max(widest, ansi.StringWidth(l))
+	}
+	if widest+extra <= w {
+		return w
+	}
+	// Rounded up to 16 columns, so a few renderers serve every block.
+	return min(max(w, codeWrapCap), (widest+extra+15)/16*16)
 }
 
 // tableRows splits a table's text into its lines.

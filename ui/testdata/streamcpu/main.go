@@ -42,8 +42,6 @@ import (
 const (
 	chunkBytes = 24
 	chunkGap   = time.Millisecond
-	paneWidth  = 120
-	paneHeight = 40
 	// runLimit bounds one run: start, the stream, and the last line.
 	runLimit = 60 * time.Second
 	// clkTck is the kernel's clock tick for /proc/PID/stat (USER_HZ,
@@ -51,8 +49,14 @@ const (
 	clkTck = 100
 )
 
-// perfOut, when set (-perf), runs the TUI under perf record.
-var perfOut string
+// Settings from the command line: perfOut, when set (-perf), runs the
+// TUI under perf record; show (-show) prints the pane once the last line
+// is on it; paneWidth and paneHeight (-size) are the pane's size.
+var (
+	perfOut               string
+	show                  bool
+	paneWidth, paneHeight = 120, 40
+)
 
 func main() {
 	bin := flag.String("bin", "", "the talaria binary to measure (required)")
@@ -60,7 +64,13 @@ func main() {
 	mode := flag.String("mode", "both", "tui | headless | both")
 	keys := flag.Bool("keys", true, "in the TUI, type a letter every 150 ms during the stream and time its echo")
 	flag.StringVar(&perfOut, "perf", "", "profile the TUI with perf record into this file (its CPU figure is then perf's)")
+	flag.BoolVar(&show, "show", false, "print the TUI's pane once the answer's last line is on it")
+	size := flag.String("size", "120x40", "the TUI pane's size, COLSxROWS")
 	flag.Parse()
+	if _, err := fmt.Sscanf(*size, "%dx%d", &paneWidth, &paneHeight); err != nil || paneWidth < 20 || paneHeight < 10 {
+		fmt.Fprintln(os.Stderr, "streamcpu: -size wants COLSxROWS, at least 20x10")
+		os.Exit(2)
+	}
 	if *bin == "" || flag.NArg() == 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: streamcpu -bin TALARIA [-runs N] [-mode tui|headless|both] ANSWER.md...")
 		os.Exit(2)
@@ -434,6 +444,9 @@ func runTUI(bin, text string, keys bool) (result, error) {
 	cpu, err := procCPU(pid)
 	if err != nil {
 		return result{}, err
+	}
+	if show {
+		fmt.Print(t.capture())
 	}
 	if perfOut != "" {
 		stopPerf(pid)
