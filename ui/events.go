@@ -51,7 +51,7 @@ func waitEvents(ch <-chan loop.Event, stop <-chan struct{}) tea.Cmd {
 				}
 				evs = append(evs, ev)
 			default:
-				return eventsMsg{evs: evs}
+				return lingerDeltas(ch, stop, evs, deltaLinger)
 			}
 		}
 		return eventsMsg{evs: evs}

@@ -43,6 +43,7 @@ const sentinel = "talaria"
 type mdBlock struct {
 	start, end int
 	kind       ast.NodeKind
+	nested     bool // a table inside it (in a list item, a quote)
 }
 
 func (b mdBlock) table() bool { return b.kind == extast.KindTable }
@@ -77,7 +78,7 @@ func (md *markdown) splitBlocks(src string) ([]mdBlock, string) {
 		if len(out) > 0 {
 			out[len(out)-1].end = at
 		}
-		out = append(out, mdBlock{start: at, end: len(src), kind: n.Kind()})
+		out = append(out, mdBlock{start: at, end: len(src), kind: n.Kind(), nested: n.Kind() != extast.KindTable && holdsTable(n)})
 	}
 	var refs strings.Builder
 	for _, r := range pc.References() {
@@ -94,6 +95,19 @@ func (md *markdown) splitBlocks(src string) ([]mdBlock, string) {
 		refs.WriteString("\n")
 	}
 	return out, refs.String()
+}
+
+// holdsTable reports a node with a table among its descendants.
+func holdsTable(n ast.Node) bool {
+	found := false
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && c.Kind() == extast.KindTable {
+			found = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
 }
 
 // nodeStart is where a top-level node starts in the source: its own
@@ -163,9 +177,10 @@ func (c *blockCache) reset(width, gen int) {
 	}
 }
 
-// renderRaw is glamour's output for text (already prepared) at width w.
-func (md *markdown) renderRaw(text string, w int) (string, bool) {
-	r := md.renderer(w)
+// renderRaw is glamour's output for text (already prepared) at width w,
+// in the style for tables when table is set (see markdown).
+func (md *markdown) renderRaw(text string, w int, table bool) (string, bool) {
+	r := md.renderer(w, table)
 	if r == nil {
 		return "", false
 	}
@@ -180,61 +195,93 @@ func (md *markdown) renderRaw(text string, w int) (string, bool) {
 // renderBlock renders one block as glamour writes it inside the whole
 // document. ok is false when that cannot be told apart (the sentinel's
 // output is not a prefix of the render); the caller then renders the
-// block with what follows.
-func (md *markdown) renderBlock(src string, first bool, w int) (rendered, bool) {
+// block with what follows. A block holding a table is rendered in the
+// style for tables and not painted (see markdown).
+//
+// Glamour wraps at rw columns (w, or more for code: see codeWidth); the
+// lines are fitted to w.
+func (md *markdown) renderBlock(src string, first bool, w, rw int, table bool) (rendered, bool) {
 	doc := src
 	if !first {
 		doc = sentinel + "\n\n" + src
 	}
-	out, ok := md.renderRaw(doc, w)
+	out, ok := md.renderRaw(doc, rw, table)
 	if !ok {
 		return rendered{}, false
 	}
 	if !first {
-		pre, ok := md.sentinelOut(w)
+		pre, ok := md.sentinelOut(rw, table)
 		if !ok || !strings.HasPrefix(out, pre) {
 			return rendered{}, false
 		}
 		out = out[len(pre):]
 	}
+	fg := md.fg
+	if table {
+		fg = ""
+	}
+	paint := func(l string) string {
+		if fg == "" {
+			return l
+		}
+		return paintFg(l, fg)
+	}
 	parts := strings.Split(out, "\n")
 	if len(parts) == 1 {
-		return rendered{first: parts[0], one: true}, true
+		return rendered{first: paint(parts[0]), one: true}, true
 	}
-	r := rendered{first: parts[0], last: parts[len(parts)-1]}
+	r := rendered{first: paint(parts[0]), last: paint(parts[len(parts)-1])}
 	for _, l := range parts[1 : len(parts)-1] {
-		r.mid = fitLine(r.mid, l, w)
+		r.mid = fitLine(r.mid, l, w, fg)
 	}
 	return r, true
 }
 
+// sentinelKey names the sentinel's output at one width in one style.
+type sentinelKey struct {
+	w     int
+	table bool
+}
+
 // sentinelOut is glamour's output for the sentinel paragraph alone at
-// width w, memoised per width; it must end in a line break.
-func (md *markdown) sentinelOut(w int) (string, bool) {
-	if s, ok := md.sentinels[w]; ok {
+// width w, memoised per width and style; it must end in a line break.
+func (md *markdown) sentinelOut(w int, table bool) (string, bool) {
+	k := sentinelKey{w, table}
+	if s, ok := md.sentinels[k]; ok {
 		return s, true
 	}
-	out, ok := md.renderRaw(sentinel, w)
+	out, ok := md.renderRaw(sentinel, w, table)
 	if !ok || !strings.HasSuffix(out, "\n") {
 		return "", false
 	}
 	if md.sentinels == nil {
-		md.sentinels = map[int]string{}
+		md.sentinels = map[sentinelKey]string{}
 	}
-	md.sentinels[w] = out
+	md.sentinels[k] = out
 	return out, true
 }
 
 // fitLine appends one line of glamour's output: the styled padding after
-// it stripped (any style left open closed), and wrapped when wider than
-// w (code), keeping its indentation.
-func fitLine(out []string, l string, w int) []string {
+// it stripped, painted in fg (see paintFg; "" paints nothing), any style
+// left open closed, and wrapped when wider than w (code), keeping its
+// indentation.
+func fitLine(out []string, l string, w int, fg string) []string {
 	t := trimStyledRight(l)
+	if fg != "" && t != "" {
+		t = paintFg(t, fg)
+	}
 	if strings.Contains(t, "\x1b[") {
 		t += "\x1b[m"
 	}
 	if ansi.StringWidth(t) > w {
-		return append(out, wrapKeepIndent(t, w)...)
+		for _, r := range wrapKeepIndent(t, w) {
+			// Each row closes its style: a wrap cuts a styled run in two.
+			if strings.Contains(r, "\x1b[") && !strings.HasSuffix(r, "\x1b[m") {
+				r += "\x1b[m"
+			}
+			out = append(out, r)
+		}
+		return out
 	}
 	return append(out, t)
 }
@@ -278,7 +325,7 @@ func (j *joiner) emit(l string) {
 // emitRaw fits a raw line of glamour's output and adds it.
 func (j *joiner) emitRaw(l string) {
 	var buf [2]string
-	for _, f := range fitLine(buf[:0], l, j.w) {
+	for _, f := range fitLine(buf[:0], l, j.w, "") { // painted by renderBlock
 		j.emit(f)
 	}
 }
@@ -344,7 +391,7 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 		b := blocks[i]
 		if b.table() {
 			seg := src[b.start:b.end]
-			j.addRun(md.renderAt(seg, min(w, tableWidth(tableRows(seg)))))
+			j.addRun(md.renderTable(seg, min(w, tableWidth(tableRows(seg)))))
 			continue
 		}
 		first := !j.inRun
@@ -352,7 +399,11 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 		if refs != "" && !b.code() && strings.Contains(text, "[") {
 			text += "\n\n" + refs
 		}
-		r, ok := md.cachedBlock(cache, text, first, w)
+		rw := w
+		if b.code() {
+			rw = md.codeWidth(text, w)
+		}
+		r, ok := md.cachedBlock(cache, text, first, w, rw, b.nested)
 		if !ok {
 			// Not to be told apart: the run from here on, whole.
 			e := i + 1
@@ -363,7 +414,7 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 			if refs != "" {
 				whole += "\n\n" + refs
 			}
-			j.addRun(md.renderAt(whole, w))
+			j.addRun(md.renderWhole(whole, w, b.nested))
 			i = e - 1
 			continue
 		}
@@ -372,18 +423,48 @@ func (md *markdown) blockRender(j *joiner, src string, w int, cache *blockCache)
 }
 
 // cachedBlock is renderBlock through the cache (nil: none).
-func (md *markdown) cachedBlock(cache *blockCache, text string, first bool, w int) (rendered, bool) {
+func (md *markdown) cachedBlock(cache *blockCache, text string, first bool, w, rw int, table bool) (rendered, bool) {
 	k := blockKey{text: text, first: first}
 	if cache != nil {
 		if r, ok := cache.byKey[k]; ok {
 			return r, true
 		}
 	}
-	r, ok := md.renderBlock(text, first, w)
+	r, ok := md.renderBlock(text, first, w, rw, table)
 	if ok && cache != nil {
 		cache.byKey[k] = r
 	}
 	return r, ok
+}
+
+// codeWrapCap is the widest a code block is rendered (see codeWidth): a
+// longer line (minified code, a data dump) is wrapped by glamour.
+const codeWrapCap = 512
+
+// codeWidth is the width glamour renders a top-level code block at when
+// it is shown w columns wide: wide enough for its longest line, so that
+// glamour, which wraps code at the margin like prose, wraps none of it,
+// and fitLine wraps each long line instead, its continuation rows
+// indented like the line (up to codeWrapCap columns; w when every line
+// fits).
+func (md *markdown) codeWidth(src string, w int) int {
+	md.styles()
+	cb := md.text.CodeBlock
+	extra := 0
+	for _, p := range []*uint{cb.Indent, cb.Margin, cb.Margin, md.text.Document.Indent, md.text.Document.Margin, md.text.Document.Margin} {
+		if p != nil {
+			extra += int(*p)
+		}
+	}
+	widest := 0
+	for l := range strings.SplitSeq(src, "\n") {
+		widest = max(widest, ansi.StringWidth(l))
+	}
+	if widest+extra <= w {
+		return w
+	}
+	// Rounded up to 16 columns, so a few renderers serve every block.
+	return min(max(w, codeWrapCap), (widest+extra+15)/16*16)
 }
 
 // tableRows splits a table's text into its lines.

@@ -16,11 +16,30 @@ import (
 // wholeRender is the reference the block renderer must match: glamour's
 // render of the whole text, except that each table is rendered alone at
 // the width its cells need, one blank line from the text around it (the
-// layout the transcript has always used).
+// layout the transcript has always used), and so is each top-level code
+// block with a line too long for w: at the width its lines need, its
+// long lines then wrapped keeping their indentation (glamour would wrap
+// them at the margin). It is a reference for a markdown with the
+// document colour given to glamour (docInGlamour):
+// TestDocumentColourPaintedReadsTheSame holds the painted render to that
+// one.
 func wholeRender(md *markdown, text string, w int) []string {
+	return segmentedRender(md, text, w, func(seg string) bool { return md.codeWidth(seg, w) > w })
+}
+
+// segmentedRender is wholeRender with the code blocks for which alone
+// holds rendered alone.
+func segmentedRender(md *markdown, text string, w int, alone func(seg string) bool) []string {
 	w = max(8, w)
 	src := prepareMarkdown(text)
-	blocks, _ := md.splitBlocks(src)
+	blocks, refs := md.splitBlocks(src)
+	// A text cut in pieces keeps its link definitions in each piece.
+	text2 := func(seg string) string {
+		if refs == "" || strings.TrimSpace(seg) == "" {
+			return seg
+		}
+		return seg + "\n\n" + refs
+	}
 	var out []string
 	add := func(ls []string) {
 		if len(ls) == 0 {
@@ -33,16 +52,50 @@ func wholeRender(md *markdown, text string, w int) []string {
 	}
 	from := 0
 	for _, b := range blocks {
-		if !b.table() {
-			continue
-		}
-		add(md.renderAt(src[from:b.start], w))
 		seg := src[b.start:b.end]
-		add(md.renderAt(seg, min(w, tableWidth(tableRows(seg)))))
-		from = b.end
+		switch {
+		case b.table():
+			add(md.renderAt(src[from:b.start], w))
+			add(md.renderTable(seg, min(w, tableWidth(tableRows(seg)))))
+			from = b.end
+		case b.code() && alone(seg):
+			add(md.renderAt(text2(src[from:b.start]), w))
+			if out, ok := md.renderRaw(seg, md.codeWidth(seg, w), false); ok {
+				add(tidyLines(out, w, md.fg))
+			}
+			from = b.end
+		}
 	}
-	add(md.renderAt(src[from:], w))
+	if from > 0 {
+		add(md.renderAt(text2(src[from:]), w))
+	} else {
+		add(md.renderAt(src, w))
+	}
 	return out
+}
+
+// TestCodeBlockAloneReadsAsInWhole: the reference may render a code block
+// alone (wholeRender); at a width where no code line is too long, doing
+// that for every top-level code block of the corpus gives glamour's
+// render of the whole text, line for line: a code block alone is laid
+// out as it is among the blocks around it.
+func TestCodeBlockAloneReadsAsInWhole(t *testing.T) {
+	th, _ := themes.Lookup("dark")
+	md := newMarkdown(th.Glamour())
+	md.docInGlamour = true
+	const w = 200
+	for name, text := range corpus(t) {
+		want := segmentedRender(md, text, w, func(string) bool { return false })
+		got := segmentedRender(md, text, w, func(seg string) bool {
+			if md.codeWidth(seg, w) > w {
+				t.Fatalf("%s: a code line is wider than %d", name, w)
+			}
+			return true
+		})
+		if !sameLines(got, want) {
+			t.Errorf("%s: code blocks alone differ from the whole render at %s", name, firstDiff(got, want))
+		}
+	}
 }
 
 // corpus is every answer of testdata/answers by name.
@@ -66,7 +119,7 @@ func corpus(t testing.TB) map[string]string {
 // firstDiff describes where two renders part.
 func firstDiff(got, want []string) string {
 	for i := range min(len(got), len(want)) {
-		if got[i] != want[i] {
+		if dropNoopPrefix(got[i]) != dropNoopPrefix(want[i]) {
 			from := max(0, i-3)
 			return fmt.Sprintf("line %d of %d/%d:\n got: %q\nwant: %q\ncontext (want):\n%s", i, len(got), len(want), got[i], want[i],
 				ansi.Strip(strings.Join(want[from:min(len(want), i+3)], "\n")))
@@ -75,16 +128,37 @@ func firstDiff(got, want []string) string {
 	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
 }
 
+// sameLines reports two renders equal line for line, byte for byte but
+// for style codes at a line's start that are reset before anything is
+// written (a code block rendered alone ends its last line in them; in
+// the whole text they start the next block's first line).
 func sameLines(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if dropNoopPrefix(a[i]) != dropNoopPrefix(b[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// dropNoopPrefix drops the SGR sequences at the start of l up to the
+// last reset among them, when no text comes between.
+func dropNoopPrefix(l string) string {
+	rest, cut := l, 0
+	for strings.HasPrefix(rest, "\x1b[") {
+		n := escapeLen(rest)
+		if n == 0 || rest[n-1] != 'm' {
+			break
+		}
+		if p := rest[2 : n-1]; p == "" || p == "0" {
+			cut = len(l) - len(rest) + n
+		}
+		rest = rest[n:]
+	}
+	return l[cut:]
 }
 
 // TestBlockRenderMatchesWhole: over the corpus of answers (lists around
@@ -105,6 +179,7 @@ func TestBlockRenderMatchesWhole(t *testing.T) {
 		}
 		for _, w := range []int{38, 78, 118} {
 			md := newMarkdown(th.Glamour())
+			md.docInGlamour = true
 			for name, text := range texts {
 				if len(text) > 16<<10 && (w != 78 || theme != "dark" && theme != "light") {
 					continue // the long answers once per palette kind: they cost seconds under -race
@@ -129,45 +204,56 @@ func TestBlockRenderMatchesWhole(t *testing.T) {
 // 24-byte deltas, a frame every 100 of them: the last streamed frame and
 // the completed answer read as the whole render, and completing the
 // answer renders only what was still open (the blocks rendered while it
-// streamed are reused).
+// streamed are reused). With the document colour given to glamour the
+// reference is the whole render; with it painted (as the program runs)
+// it is the block render of the whole text.
 func TestStreamedAnswerRendersAsWhole(t *testing.T) {
 	th, _ := themes.Lookup("dark")
 	st := th.Styles()
-	for name, text := range corpus(t) {
-		rc := &renderCtx{width: 100, st: &st, md: newMarkdown(th.Glamour())}
-		a := &assistantItem{streaming: true}
-		for i, n := 0, 0; i < len(text); i, n = i+streamChunk, n+1 {
-			a.write(text[i:min(len(text), i+streamChunk)])
-			if n%100 == 99 {
-				a.flush()
-				_ = a.render(rc)
+	for _, inGlamour := range []bool{true, false} {
+		for name, text := range corpus(t) {
+			md := newMarkdown(th.Glamour())
+			md.docInGlamour = inGlamour
+			rc := &renderCtx{width: 100, st: &st, md: md}
+			a := &assistantItem{streaming: true}
+			for i, n := 0, 0; i < len(text); i, n = i+streamChunk, n+1 {
+				a.write(text[i:min(len(text), i+streamChunk)])
+				if n%100 == 99 {
+					a.flush()
+					_ = a.render(rc)
+				}
 			}
-		}
-		a.flush()
-		streamed := a.render(rc)
-		want := wholeRender(newMarkdown(th.Glamour()), text, 98)
-		prefix := func(ls []string) []string {
-			for i := range ls {
-				ls[i] = strings.TrimPrefix(strings.TrimPrefix(ls[i], rc.st.Accent.Render("● ")), "  ")
+			a.flush()
+			streamed := a.render(rc)
+			ref := newMarkdown(th.Glamour())
+			ref.docInGlamour = inGlamour
+			want := ref.render(text, 98)
+			if inGlamour {
+				want = wholeRender(ref, text, 98)
 			}
-			return ls
-		}
-		if strings.Contains(text, "]: ") { // reference links resolve once the definitions came
-			streamed = nil
-		}
-		if streamed != nil && !sameLines(prefix(streamed), want) {
-			t.Errorf("%s: the last streamed frame differs from the whole render at %s", name, firstDiff(streamed, want))
-		}
-		before := rc.md.bytes
-		a.set(text)
-		a.streaming = false
-		a.ver++
-		final := prefix(a.render(rc))
-		if !sameLines(final, want) {
-			t.Errorf("%s: the completed answer differs from the whole render at %s", name, firstDiff(final, want))
-		}
-		if spent := rc.md.bytes - before; len(text) > 16<<10 && spent > len(text)/4 {
-			t.Errorf("%s: completing a %d-byte answer rendered %d bytes again", name, len(text), spent)
+			prefix := func(ls []string) []string {
+				for i := range ls {
+					ls[i] = strings.TrimPrefix(strings.TrimPrefix(ls[i], rc.st.Accent.Render("● ")), "  ")
+				}
+				return ls
+			}
+			if strings.Contains(text, "]: ") { // reference links resolve once the definitions came
+				streamed = nil
+			}
+			if streamed != nil && !sameLines(prefix(streamed), want) {
+				t.Errorf("%s (document colour in glamour: %v): the last streamed frame differs from the whole render at %s", name, inGlamour, firstDiff(streamed, want))
+			}
+			before := rc.md.bytes
+			a.set(text)
+			a.streaming = false
+			a.ver++
+			final := prefix(a.render(rc))
+			if !sameLines(final, want) {
+				t.Errorf("%s (document colour in glamour: %v): the completed answer differs from the whole render at %s", name, inGlamour, firstDiff(final, want))
+			}
+			if spent := rc.md.bytes - before; len(text) > 16<<10 && spent > len(text)/4 {
+				t.Errorf("%s: completing a %d-byte answer rendered %d bytes again", name, len(text), spent)
+			}
 		}
 	}
 }
