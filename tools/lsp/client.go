@@ -274,6 +274,21 @@ func (c *client) alive() bool {
 	}
 }
 
+// exitedWithin reports whether the server's process ends within d (or
+// has ended): a write that failed on its pipe means it is going, and its
+// exit may be a moment behind.
+func (c *client) exitedWithin(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
 // close asks the server to shut down and exit, within grace, then kills
 // its process group.
 func (c *client) close(grace time.Duration) {

@@ -291,12 +291,22 @@ func (m *Manager) checkOne(ctx context.Context, path string) ([]Diagnostic, stri
 	if len(text) > maxFileBytes {
 		return nil, "", fmt.Sprintf("Diagnostics not available for %s: the file is over %d MiB.", m.rel(path), maxFileBytes>>20)
 	}
-	c, err := m.client(ctx, cfg, findRoot(filepath.Dir(path), cfg.RootMarkers, m.rootFallback(path)))
+	root := findRoot(filepath.Dir(path), cfg.RootMarkers, m.rootFallback(path))
+	c, err := m.client(ctx, cfg, root)
 	if err != nil {
 		return nil, "", fmt.Sprintf("Diagnostics not available for %s: %s: %v.", m.rel(path), cfg.Name, err)
 	}
 	before := c.current()[path]
 	v, since, err := c.sync(ctx, path, text)
+	if err != nil && c.exitedWithin(ctx, time.Second) {
+		// The server had stopped before its exit was seen: the file goes
+		// to a new one, started like after any crash (and counted).
+		if c, err = m.client(ctx, cfg, root); err != nil {
+			return nil, "", fmt.Sprintf("Diagnostics not available for %s: %s: %v.", m.rel(path), cfg.Name, err)
+		}
+		before = c.current()[path]
+		v, since, err = c.sync(ctx, path, text)
+	}
 	if err != nil {
 		return nil, "", fmt.Sprintf("Diagnostics not available for %s: %s: %v.", m.rel(path), cfg.Name, err)
 	}
