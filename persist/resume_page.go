@@ -35,7 +35,7 @@ type ResumePage struct {
 // history is assembled as ResumeMessages does and the page cut from it.
 // ErrNotFound (wrapped) if the session does not exist.
 func (s *Store) ResumePageBefore(id string, before, n int) (ResumePage, error) {
-	plain, err := s.plainResume(id)
+	plain, err := s.PlainResume(id)
 	if err != nil {
 		return ResumePage{}, err
 	}
@@ -75,9 +75,11 @@ func pageStart(before, n int, isTool func(i int) (bool, error)) int {
 	return from
 }
 
-// plainResume reports whether the session's resume history is its stored
-// log as it is: no compaction snapshot and no conversation rewind.
-func (s *Store) plainResume(id string) (bool, error) {
+// PlainResume reports whether the session's resume history is its stored
+// log as it is: no compaction snapshot and no conversation rewind. The
+// log's indices then stay those of the resume history it was, whatever
+// compaction comes later (a compaction adds a snapshot; the log is kept).
+func (s *Store) PlainResume(id string) (bool, error) {
 	covers, err := s.snapshotCovers(id)
 	if err != nil || covers > 0 {
 		return false, err
@@ -87,6 +89,19 @@ func (s *Store) plainResume(id string) (bool, error) {
 		return false, err
 	}
 	return !slices.ContainsFunc(rws, func(r Rewind) bool { return r.Conversation }), nil
+}
+
+// LogPageBefore is ResumePageBefore over the session's message log, in
+// the order it was logged, whatever snapshot or rewind came since: for a
+// session that was PlainResume when a screen took its tail, the pages of
+// what it showed. Only the page's messages are read. An error if the log's
+// keys are not consecutive (a damaged log).
+func (s *Store) LogPageBefore(id string, before, n int) (ResumePage, error) {
+	page, ok, err := s.logPage(id, before, n)
+	if err == nil && !ok {
+		err = s.damaged(fmt.Sprintf("the message log of session %s has gaps", id), nil)
+	}
+	return page, err
 }
 
 // logPage reads a page straight from the message log, whose keys are the

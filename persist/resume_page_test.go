@@ -114,4 +114,17 @@ func TestResumePageBeforeFollowsTheSnapshot(t *testing.T) {
 	for _, n := range []int{1, 4, 100} {
 		pageAll(t, s, id, n, want)
 	}
+	// The log itself still pages as it was logged (what a screen that took
+	// the tail before the compaction showed).
+	log, err := s.Messages(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.LogPageBefore(id, 40, 10)
+	if err != nil || p.From != 30 || p.Total != 65 || !reflect.DeepEqual(p.Messages, log[30:40]) {
+		t.Fatalf("log page: from %d total %d, %d messages, %v", p.From, p.Total, len(p.Messages), err)
+	}
+	if plain, err := s.PlainResume(id); err != nil || plain {
+		t.Fatalf("a compacted session is plain: %v %v", plain, err)
+	}
 }
