@@ -312,7 +312,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 	m.beginLive()
 	m.live.phase = phaseIdle
 	m.tr.reset()
-	m.resetOlder(s.Before)
+	m.resetOlder(s.Before, s.Title)
 	m.loadHistory(s.History)
 	if len(s.History) == 0 {
 		m.notice(noticeMuted, "new session "+s.ID)

@@ -152,7 +152,7 @@ func newModel(parent context.Context, opts Options) *Model {
 	m.applyTheme()
 	m.live.budget.max = opts.MaxIterations
 	m.ui.now = clock()
-	m.older.before = opts.HistoryBefore
+	m.resetOlder(opts.HistoryBefore, opts.Title)
 	m.loadHistory(opts.History)
 	m.opts.History = nil // the transcript holds what it shows
 	if opts.Notice != "" {

@@ -68,9 +68,13 @@ type olderMsg struct {
 }
 
 // resetOlder starts over for a session whose first before messages the
-// screen was not given.
-func (m *Model) resetOlder(before int) {
+// screen was not given; title is its stored title, which the first user
+// message shown must not replace when it is not the session's first.
+func (m *Model) resetOlder(before int, title string) {
 	m.older = olderState{before: max(before, 0), gen: m.older.gen + 1}
+	if title = deriveTitle(title); title != "" {
+		m.ses.title = title
+	}
 }
 
 // pageHistory runs after every Update: it takes the pages that arrive

@@ -72,6 +72,9 @@ type Options struct {
 	// History: the screen pages them in through Port.Older as it needs
 	// them (see Session.Before).
 	HistoryBefore int
+	// Title is the session's stored title, shown in the status line
+	// (else it is taken from the first user message of History).
+	Title string
 	// Usage is the tokens a resumed session used before (from the store):
 	// the footer, its cost and /usage count on from it.
 	Usage providers.Usage

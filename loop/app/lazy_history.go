@@ -46,15 +46,15 @@ func (s *Session) resumeLoader(f Flags) func() ([]providers.Message, error) {
 // screenTail messages of the log, read from the store, so its agent need
 // not read the rest; another gives the agent's whole history.
 func (s *Session) View() port.Session {
-	v := port.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, Usage: s.StoredUsage()}
+	v := port.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, Title: s.Record.Title, Usage: s.StoredUsage()}
 	if s.Store != nil {
 		if plain, err := s.Store.PlainResume(s.Record.ID); err == nil && plain {
-			if page, err := s.Store.LogPageBefore(s.Record.ID, -1, screenTail); err == nil {
+			page, err := s.Store.LogPageBefore(s.Record.ID, -1, screenTail)
+			if err == nil {
 				v.History, v.Before = page.Messages, page.From
 				return v
-			} else {
-				s.log("WARN the screen's tail of session " + s.Record.ID + ": " + err.Error())
 			}
+			s.log("WARN the screen's tail of session " + s.Record.ID + ": " + err.Error())
 		}
 	}
 	v.History = s.Agent.History()

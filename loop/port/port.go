@@ -80,6 +80,9 @@ type Session struct {
 	// long session opens holding only its tail. History[0] is message
 	// Before of the session.
 	Before int
+	// Title is the session's stored title ("" when it has none yet): with
+	// Before set, the first message shown is not the session's first.
+	Title string
 	// Usage is the tokens the session used so far (from the store).
 	Usage providers.Usage
 }
