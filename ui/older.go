@@ -46,6 +46,9 @@ type olderState struct {
 	// failed is set once a page could not be read: no more are asked for
 	// by scrolling (the pager still asks, and says so).
 	failed bool
+	// pagerAsked is set once the open pager asked for its page: once per
+	// opening, whatever came of it.
+	pagerAsked bool
 }
 
 // olderPurpose says what a page was read for.
@@ -86,14 +89,18 @@ func (m *Model) pageHistory(msg tea.Msg, cmd tea.Cmd) tea.Cmd {
 	reached := m.tr.reachedTop
 	m.tr.reachedTop = false
 	o := &m.older
-	if m.pager == nil && o.pagerAdded > 0 {
-		m.dropPagerOlder()
+	if m.pager == nil {
+		o.pagerAsked = false
+		if o.pagerAdded > 0 {
+			m.dropPagerOlder()
+		}
 	}
 	if o.before == 0 || o.loading || m.agent == nil {
 		return cmd
 	}
 	switch {
-	case m.pager != nil && o.pagerAdded == 0:
+	case m.pager != nil && !o.pagerAsked:
+		o.pagerAsked = true
 		return tea.Batch(cmd, m.readOlder(olderPager, olderAll, 0))
 	case m.pager == nil && reached && !o.failed:
 		return tea.Batch(cmd, m.readOlder(olderScroll, olderPage, 0))

@@ -196,3 +196,36 @@ func TestPrintOnExitAllReachesMessageOne(t *testing.T) {
 		t.Fatalf("print_on_exit all: first %d last %d\n%.400s", first, last, out)
 	}
 }
+
+// TestOlderReadErrorIsSaidOnce: a page that cannot be read is a notice,
+// once; neither scrolling nor the open pager keeps asking.
+func TestOlderReadErrorIsSaidOnce(t *testing.T) {
+	calls := 0
+	h, _, _ := resumedTail(t, 200, func(o *Options) {
+		fake(o).OnOlder = func(context.Context, string, int, int) (Page, error) {
+			calls++
+			return Page{}, fmt.Errorf("store is gone")
+		}
+	})
+	h.size(100, 60)
+	for range 300 {
+		h.press("pgup")
+	}
+	h.press("ctrl+t")
+	for range 5 {
+		h.press("down")
+	}
+	h.press("q")
+	if calls != 2 {
+		t.Fatalf("%d reads, want one by scrolling and one by the pager", calls)
+	}
+	said := 0
+	for _, e := range h.m.tr.entries {
+		if n, ok := e.it.(*noticeItem); ok && n.text == "earlier messages could not be read: store is gone" {
+			said++
+		}
+	}
+	if said != 2 {
+		t.Fatalf("the error was said %d times", said)
+	}
+}
