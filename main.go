@@ -412,7 +412,8 @@ func tui(o *options, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		opts.Provider, opts.Model, opts.SessionID, opts.Cwd = first.Backend.Provider, first.Backend.Model, first.Record.ID, first.Cwd
-		opts.History, opts.Notice, opts.Usage = first.Agent.History(), first.Notice, first.StoredUsage()
+		v := first.View() // the history's tail: the screen pages the rest (Port.Older)
+		opts.History, opts.HistoryBefore, opts.Title, opts.Notice, opts.Usage = v.History, v.Before, v.Title, first.Notice, v.Usage
 		opts.ContextLength = first.Backend.ContextLength
 		opts.InputHistory = first.InputHistory()
 		if o.demo {

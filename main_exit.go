@@ -11,7 +11,7 @@ import (
 // and Claude Code print one: how to continue the session. Nothing for the
 // tour (it is not saved) or a session without a message.
 func resumeHint(s *app.Session, demo bool) string {
-	if demo || s == nil || s.Record == nil || s.Store == nil || len(s.Agent.History()) == 0 {
+	if demo || s == nil || s.Record == nil || s.Store == nil || !s.Agent.HistoryPending() && len(s.Agent.History()) == 0 {
 		return ""
 	}
 	hint := "Resume this session with: talaria -r " + s.Record.ID

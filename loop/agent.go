@@ -44,6 +44,10 @@ type Options struct {
 	SystemPrompt string
 	// History is the session's earlier messages (no system message).
 	History []providers.Message
+	// LoadHistory, when set, reads the session's earlier messages on first
+	// need instead of History (agent_history.go): a resumed session opens
+	// without holding them.
+	LoadHistory func() ([]providers.Message, error)
 	// Turns is the number of turns the session already had.
 	Turns   int
 	Tools   *tools.Registry
@@ -122,6 +126,9 @@ type Agent struct {
 	queue       []string
 	turns       int
 	history     []providers.Message
+
+	// lazy is the history not read yet (agent_history.go).
+	lazy lazyHistory
 }
 
 // New returns an agent for one session.
@@ -149,7 +156,9 @@ func New(opts Options) *Agent {
 		turns:   opts.Turns,
 		history: append([]providers.Message(nil), opts.History...),
 		idle:    make(chan struct{}),
+		lazy:    lazyHistory{load: opts.LoadHistory},
 	}
+	a.opts.LoadHistory = nil
 	close(a.idle)
 	a.ctxs.enabled, a.ctxs.pct = opts.Compression, opts.CompressionThreshold
 	// a.history is the copy the agent owns: the caller's slice is not kept
@@ -169,9 +178,11 @@ func guardConfig(c *tools.GuardrailConfig) tools.GuardrailConfig {
 func (a *Agent) SessionID() string { return a.opts.SessionID }
 
 // Start starts one turn for input in a goroutine the agent owns and
-// returns at once. It returns ErrBusy when a turn is already running (or
-// /compress holds the session) and a *PromptTooLargeError for input over
-// MaxPromptBytes; otherwise the turn's outcome arrives only
+// returns at once (once the session's history is read, the first time,
+// when it opened without it). It returns ErrBusy when a turn is already
+// running (or /compress holds the session), a *PromptTooLargeError for
+// input over MaxPromptBytes and a *HistoryError when the history cannot
+// be read; otherwise the turn's outcome arrives only
 // as events, ending with turn.finished. ctx bounds the turn.
 func (a *Agent) Start(ctx context.Context, input string) error {
 	t, err := a.begin(ctx, input)
@@ -269,6 +280,9 @@ func (a *Agent) begin(ctx context.Context, input string) (*turn, error) {
 	if err := checkPrompt(input); err != nil {
 		return nil, err
 	}
+	if err := a.loadHistory(); err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cur != nil || a.compressing {
@@ -341,11 +355,23 @@ func (a *Agent) NextQueued() (string, bool) {
 	return s, true
 }
 
-// History returns a copy of the session's messages (no system message).
+// History returns a copy of the session's messages (no system message),
+// reading them first when the session opened without them (nil if that
+// fails: [Agent.LoadedHistory] says why, and the next turn fails with the
+// same error).
 func (a *Agent) History() []providers.Message {
+	h, _ := a.LoadedHistory()
+	return h
+}
+
+// LoadedHistory is History with the error of reading it.
+func (a *Agent) LoadedHistory() ([]providers.Message, error) {
+	if err := a.loadHistory(); err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]providers.Message(nil), a.history...)
+	return append([]providers.Message(nil), a.history...), nil
 }
 
 // emit stamps and delivers an event.

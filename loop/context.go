@@ -294,6 +294,9 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 		a.compressing = false
 		a.mu.Unlock()
 	}()
+	if err := a.loadHistory(); err != nil {
+		return err
+	}
 	res, err := a.compressHistory(ctx, true, focus, 0, nil)
 	if err == nil && res.Noop {
 		return fmt.Errorf("%w: %s", ErrNothingToCompress, a.noopReason())

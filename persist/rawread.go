@@ -38,8 +38,14 @@ type rawChunk struct {
 // copyEntries copies the messages from key k (a key of c's bucket, or nil
 // for none) to the end of the bucket.
 func (s *Store) copyEntries(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte) (rawEntries, error) {
+	return s.copyEntriesN(tx, id, c, k, -1)
+}
+
+// copyEntriesN copies at most limit messages (all when limit < 0) from
+// key k (a key of c's bucket, or nil for none) on.
+func (s *Store) copyEntriesN(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte, limit int) (rawEntries, error) {
 	var r rawEntries
-	if k == nil {
+	if k == nil || limit == 0 {
 		return r, nil
 	}
 	// Size the chunks first: growing a multi-megabyte slice costs more
@@ -50,7 +56,9 @@ func (s *Store) copyEntries(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte) (r
 	var spans []span
 	size := int64(0)
 	var prev uint64
-	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+	seen := 0
+	for k, v := c.Seek(k); k != nil && seen != limit; k, v = c.Next() {
+		seen++
 		size += int64(len(v))
 		if len(k) != docKeySize || seqFromKey(k) <= prev || size > tx.Size() {
 			return rawEntries{}, s.damaged(fmt.Sprintf("message %x of session %s is unreadable", k, id), nil)
@@ -67,8 +75,9 @@ func (s *Store) copyEntries(tx *bolt.Tx, id string, c *bolt.Cursor, k []byte) (r
 		r.chunks[i] = rawChunk{data: make([]byte, 0, sp.bytes), ends: make([]int, 0, sp.count), seqs: make([]uint64, 0, sp.count), first: r.n}
 		r.n += sp.count
 	}
-	ci := 0
-	for k, v := c.Seek(k); k != nil; k, v = c.Next() {
+	ci, copied := 0, 0
+	for k, v := c.Seek(k); k != nil && copied != r.n; k, v = c.Next() {
+		copied++
 		ch := &r.chunks[ci]
 		if len(ch.ends) == cap(ch.ends) {
 			ci++

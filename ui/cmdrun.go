@@ -132,6 +132,9 @@ func (m *Model) copyAnswer(args string) tea.Cmd {
 		m.notice(noticeMuted, "nothing to copy yet")
 		return nil
 	}
+	if n > len(answers) && m.older.before > 0 {
+		return m.copyOlder(n-len(answers), n) // an answer not on screen
+	}
 	if n > len(answers) {
 		m.notice(noticeWarn, fmt.Sprintf("/copy %d: there are %d answers", n, len(answers)))
 		return nil
@@ -309,6 +312,7 @@ func (m *Model) switchSession(s Session) tea.Cmd {
 	m.beginLive()
 	m.live.phase = phaseIdle
 	m.tr.reset()
+	m.resetOlder(s.Before, s.Title)
 	m.loadHistory(s.History)
 	if len(s.History) == 0 {
 		m.notice(noticeMuted, "new session "+s.ID)

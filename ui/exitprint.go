@@ -49,18 +49,29 @@ func (m *Model) exitTranscript(mode string) string {
 	if mode == PrintNone {
 		return ""
 	}
+	its := make([]item, 0, len(m.tr.entries))
+	for _, e := range m.tr.entries {
+		its = append(its, e.it)
+	}
 	start := -1
-	for i := len(m.tr.entries) - 1; i >= 0; i-- {
-		if u, ok := m.tr.entries[i].it.(*userItem); ok && !u.steer {
+	for i := len(its) - 1; i >= 0; i-- {
+		if u, ok := its[i].(*userItem); ok && !u.steer {
 			start = i
 			break
 		}
 	}
-	if start < 0 {
+	if start < 0 && m.older.before == 0 {
 		return "" // nothing was asked: no point printing notices
 	}
 	if mode == PrintAll {
-		start = 0
+		// The messages the screen was not given come first, read now.
+		older, err := m.olderItems()
+		if err != nil {
+			older = []item{&noticeItem{kind: noticeWarn, text: "earlier messages could not be read: " + errText(err)}}
+		}
+		its, start = append(older, its...), 0
+	} else if start < 0 {
+		return ""
 	}
 	rc := m.renderCtx()
 	if rc.width <= 0 {
@@ -68,9 +79,9 @@ func (m *Model) exitTranscript(mode string) string {
 	}
 	rc.showReasoning = false
 	var out []string
-	for _, e := range m.tr.entries[start:] {
+	for _, it := range its[start:] {
 		var ls []string
-		switch it := e.it.(type) {
+		switch it := it.(type) {
 		case *reasoningItem:
 			continue
 		case *toolBatch:

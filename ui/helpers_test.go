@@ -112,6 +112,7 @@ type fakePort struct {
 	OnAgents         func() []ExtensionItem
 	OnTrust          func() *TrustRequest
 	OnTrustProject   func() (string, error)
+	OnOlder          func(ctx context.Context, session string, before, n int) (Page, error)
 }
 
 // fake is the harness's fake port, for a newHarness option to fill.
@@ -165,7 +166,14 @@ func (f *fakePort) SetApprovalMode(m tools.ApprovalMode) {
 }
 
 func (f *fakePort) MCPStarting() []string { return call0(f.OnMCPStarting) }
-func (f *fakePort) MCPNotices() []string  { return call0(f.OnMCPNotices) }
+
+func (f *fakePort) Older(ctx context.Context, session string, before, n int) (Page, error) {
+	if f.OnOlder == nil {
+		return Page{}, ErrNotAvailable
+	}
+	return f.OnOlder(ctx, session, before, n)
+}
+func (f *fakePort) MCPNotices() []string { return call0(f.OnMCPNotices) }
 
 // call0 calls get, nil when there is none.
 func call0[T any](get func() T) T {

@@ -200,9 +200,11 @@ const (
 )
 
 // lineRing keeps the last liveRingLines lines written to it and the line
-// still being written; its cost does not grow with the output.
+// still being written; its cost does not grow with the output, and a ring
+// never written to (every stored call) holds no line array at all.
 type lineRing struct {
-	lines   [liveRingLines]string
+	// lines is liveRingLines long once the first line is pushed.
+	lines   []string
 	next    int // where the next complete line goes
 	count   int // complete lines ever
 	partial string
@@ -232,6 +234,9 @@ func (r *lineRing) push(l string) {
 	}
 	if len(l) > liveLineCap {
 		l = l[:liveLineCap]
+	}
+	if r.lines == nil {
+		r.lines = make([]string, liveRingLines)
 	}
 	r.lines[r.next] = l
 	r.next = (r.next + 1) % liveRingLines

@@ -76,6 +76,8 @@ type Model struct {
 
 	// rw is the /rewind list and the /diff view.
 	rw rewindState
+	// older is what the screen was not given of a long session (older.go).
+	older olderState
 
 	// pending names the command (new, resume, model, compress) whose
 	// callback is still running; "" when none. See setPending.
@@ -150,6 +152,7 @@ func newModel(parent context.Context, opts Options) *Model {
 	m.applyTheme()
 	m.live.budget.max = opts.MaxIterations
 	m.ui.now = clock()
+	m.resetOlder(opts.HistoryBefore, opts.Title)
 	m.loadHistory(opts.History)
 	m.opts.History = nil // the transcript holds what it shows
 	if opts.Notice != "" {
@@ -182,7 +185,7 @@ type initialPromptMsg struct{ text string }
 // Update applies one message, then rebuilds whatever cached screen part
 // the message made stale.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
+	cmd := m.pageHistory(msg, m.update(msg))
 	m.sync()
 	return m, cmd
 }

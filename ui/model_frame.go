@@ -115,7 +115,7 @@ func (m *Model) loadHistory(msgs []providers.Message) {
 	}
 	m.comp.histIdx = len(m.comp.history)
 	if len(msgs) > 0 {
-		m.notice(noticeMuted, fmt.Sprintf("resumed session · %d messages", len(msgs)))
+		m.notice(noticeMuted, fmt.Sprintf("resumed session · %d messages", m.older.before+len(msgs)))
 	}
 }
 

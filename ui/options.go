@@ -65,8 +65,16 @@ type Options struct {
 	// ContextLength is the model's context window in tokens; 0 hides the
 	// context percentage.
 	ContextLength int
-	// History is a resumed session's messages, shown before new turns.
+	// History is a resumed session's messages, shown before new turns:
+	// all of them, or the last ones when HistoryBefore is set.
 	History []providers.Message
+	// HistoryBefore is how many of the session's messages come before
+	// History: the screen pages them in through Port.Older as it needs
+	// them (see Session.Before).
+	HistoryBefore int
+	// Title is the session's stored title, shown in the status line
+	// (else it is taken from the first user message of History).
+	Title string
 	// Usage is the tokens a resumed session used before (from the store):
 	// the footer, its cost and /usage count on from it.
 	Usage providers.Usage

@@ -74,6 +74,11 @@ type Port interface {
 	// Fork copies the session (history and checkpoints) into a new one
 	// and switches to it (/fork [TITLE]); the original stays as it was.
 	Fork(ctx context.Context, title string) (Session, error)
+	// Older returns about n of the messages of session that come before
+	// index before (a [Session]'s Before, or a Page's From): the screen
+	// asks when it needs messages it was not given (see Session.Before).
+	// It is called only when a Session said there are some.
+	Older(ctx context.Context, session string, before, n int) (Page, error)
 	// SaveInput keeps one composer input (sent, or a draft cleared with
 	// Esc or Ctrl+C) in the project's history across restarts. Without
 	// Abilities.SaveInput the history lasts as long as the screen.
@@ -148,6 +153,8 @@ type (
 	Abilities = port.Abilities
 	// Session is what /new, /resume, /fork and a rewind switch the screen to.
 	Session = port.Session
+	// Page is a run of a session's earlier messages (Port.Older).
+	Page = port.Page
 	// SessionInfo is one row of the session picker.
 	SessionInfo = port.SessionInfo
 	// RewindPoint is one turn /rewind offers.

@@ -77,6 +77,9 @@ type transcript struct {
 	// were rendered; refreshes counts refresh calls (entry.near).
 	cached    []*entry
 	refreshes int
+	// reachedTop is set when a scroll up ended at the first item's first
+	// line: the screen may page older messages in (older.go).
+	reachedTop bool
 }
 
 func newTranscript() *transcript {
@@ -303,6 +306,42 @@ func (t *transcript) scrollUp(n int, rc *renderCtx) {
 		t.topLine += len(t.visibleLines(t.top, rc))
 	}
 	t.topLine = max(0, t.topLine)
+	t.reachedTop = t.top == 0 && t.topLine == 0
+}
+
+// prepend puts items before the first one (older messages paged in); the
+// window stays on what it showed.
+func (t *transcript) prepend(items []item) {
+	if len(items) == 0 {
+		return
+	}
+	es := make([]*entry, 0, len(items)+len(t.entries))
+	for _, it := range items {
+		es = append(es, &entry{it: it})
+	}
+	t.entries = append(es, t.entries...)
+	if !t.follow {
+		t.top += len(items)
+	}
+}
+
+// dropFront drops the first n items (what the pager paged in), and their
+// rendered lines; the window stays on what it showed.
+func (t *transcript) dropFront(n int) {
+	n = min(n, len(t.entries))
+	if n <= 0 {
+		return
+	}
+	gone := t.entries[:n]
+	t.cached = slices.DeleteFunc(t.cached, func(e *entry) bool { return slices.Contains(gone, e) })
+	t.entries = slices.Clone(t.entries[n:])
+	if !t.follow {
+		if t.top < n {
+			t.top, t.topLine = 0, 0
+		} else {
+			t.top -= n
+		}
+	}
 }
 
 // scrollDown moves the window down n lines; reaching the bottom resumes

@@ -115,6 +115,9 @@ type Session struct {
 	created bool
 	// stopWatch stops the checkpoint watcher (checkpoint_watch.go).
 	stopWatch func()
+	// loadLater reads a resumed session's history on its agent's first
+	// need (lazy_history.go); nil when Open read it.
+	loadLater func() ([]providers.Message, error)
 }
 
 // Close runs the SessionEnd hooks, ends the session's recording, export,
@@ -269,7 +272,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (_ *Session, err error) 
 	s.openHooks(cfg, f, ts)
 	s.cleanup.push(s.hooks.stop)
 	prompt := *s.Record.SystemPrompt
-	if countTurns(history) == 0 { // a new session, or one that never ran a turn
+	if s.loadLater == nil && countTurns(history) == 0 { // a new session, or one that never ran a turn
 		ts.completePromptOnce(prompt, func(p string) error { return store.SetSystemPrompt(s.Record.ID, &p) })
 	}
 	if len(ts.warnings) > 0 {
@@ -302,7 +305,7 @@ func Open(ctx context.Context, f Flags, sink loop.Sink) (_ *Session, err error) 
 	// The pipeline: masking, then the timeline, the recorder, the caller.
 	p.events.declare(s.masking, timeline, recorded, sink)
 	s.parts = p
-	s.Agent = loop.New(p.options(prompt, history, turns))
+	s.Agent = loop.New(p.options(prompt, history, s.loadLater, turns))
 	p.prompt = s.Agent.SystemPrompt
 	s.startHooks(ctx)
 	s.cleanup.push(func() { s.hooks.close("other") })

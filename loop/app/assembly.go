@@ -59,8 +59,9 @@ func (p *parts) route() (config.Backend, *providers.FallbackChain, transports) {
 
 // options are the session's agent's options, declared from the parts:
 // every field comes from one part and none depends on another's being set
-// first. history and turns are where the session resumes.
-func (p *parts) options(prompt string, history []providers.Message, turns int) loop.Options {
+// first. history (or load, which reads it on first need) and turns are
+// where the session resumes.
+func (p *parts) options(prompt string, history []providers.Message, load func() ([]providers.Message, error), turns int) loop.Options {
 	b, chain, wire := p.route()
 	return loop.Options{
 		SessionID:            p.id,
@@ -71,6 +72,7 @@ func (p *parts) options(prompt string, history []providers.Message, turns int) l
 		MaxTokens:            b.MaxTokens,
 		SystemPrompt:         prompt,
 		History:              history,
+		LoadHistory:          load,
 		Turns:                turns,
 		Tools:                p.tools.registry,
 		ToolEnv:              p.toolEnv(),

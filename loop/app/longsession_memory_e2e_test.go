@@ -155,16 +155,17 @@ func longSession(t *testing.T, path, cwd string, n int) (string, int) {
 		t.Fatal(err)
 	}
 	size := 0
-	var batch []providers.Message
+	var batch []persist.Entry
 	for i := 0; i < n; i++ {
 		m := longSessionMessage(i)
 		size += len(m.Content) + len(m.Reasoning)
 		for _, c := range m.ToolCalls {
 			size += len(c.Arguments)
 		}
-		batch = append(batch, m)
+		// With its turn number, as talaria saves a turn's messages.
+		batch = append(batch, persist.Entry{Message: m, Turn: i/4 + 1})
 		if len(batch) == 500 || i == n-1 {
-			if err := st.AppendMessages(sess.ID, batch...); err != nil {
+			if err := st.AppendEntries(sess.ID, batch...); err != nil {
 				t.Fatal(err)
 			}
 			batch = batch[:0]

@@ -51,6 +51,10 @@ func (s *Session) openRecord(f Flags) ([]providers.Message, error) {
 	if err := s.restorePrompt(); err != nil {
 		return nil, err
 	}
+	// The agent reads the history on first need: opening holds none of it.
+	if s.loadLater = s.resumeLoader(f); s.loadLater != nil {
+		return nil, nil
+	}
 	// A compacted session resumes from its snapshot plus what came after:
 	// the cost does not grow with the length of the log.
 	msgs, err := s.Store.ResumeMessages(rec.ID)

@@ -194,12 +194,6 @@ func shown(s *Session, err error) (port.Session, error) {
 	return s.View(), nil
 }
 
-// View is what the screen shows of the session: its id, backend, history
-// and the tokens it used so far.
-func (s *Session) View() port.Session {
-	return port.Session{ID: s.Record.ID, Provider: s.Backend.Provider, Model: s.Backend.Model, History: s.Agent.History(), Usage: s.StoredUsage()}
-}
-
 // session is the current session for a command that needs its store.
 func (p *Screen) session() (*Session, error) {
 	cur := p.w.Current()

@@ -71,10 +71,29 @@ type Session struct {
 	ID       string
 	Provider string
 	Model    string
-	// History is shown as the transcript.
+	// History is shown as the transcript: the whole history, or its tail
+	// when Before is set.
 	History []providers.Message
+	// Before is how many earlier messages come before History: the
+	// screen pages them in with Older when it needs them (the transcript
+	// scrolled to its top, the pager, /copy N, print_on_exit: all), so a
+	// long session opens holding only its tail. History[0] is message
+	// Before of the session.
+	Before int
+	// Title is the session's stored title ("" when it has none yet): with
+	// Before set, the first message shown is not the session's first.
+	Title string
 	// Usage is the tokens the session used so far (from the store).
 	Usage providers.Usage
+}
+
+// Page is a run of a session's earlier messages the screen pages in
+// (Older): messages From to From+len(Messages)-1 of what the screen's
+// Session counted. A page never begins with a tool result (a call and
+// its results come together), so it may hold more than asked for.
+type Page struct {
+	Messages []providers.Message
+	From     int
 }
 
 // SessionInfo is one row of the session picker.
