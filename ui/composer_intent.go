@@ -17,15 +17,14 @@ import (
 
 // composerEnv is what the composer reads of the screen and the session.
 type composerEnv struct {
-	width, high int
-	st          *themes.Styles
-	keys        *keyMap
-	now         time.Time
-	ctx         context.Context // the screen's; background work stops with it
-	cwd         string          // the working directory: @path and pasted image paths
-	model       string          // the model in use: a text-only one gets a warning for an image
-	busy        bool            // a turn or a session command runs: Tab queues
-	term        termEnv         // the display servers, for the clipboard's image
+	width int
+	st    *themes.Styles
+	keys  *keyMap         // the screen's bindings: Send, Tab, Up, Down, PasteImage are the composer's
+	ctx   context.Context // the screen's; background work stops with it
+	cwd   string          // the working directory: @path and pasted image paths
+	model string          // the model in use: a text-only one gets a warning for an image
+	busy  bool            // a turn or a session command runs: Tab queues
+	term  termEnv         // the display servers, for the clipboard's image
 	// customs lists the session's custom commands (the port's; nil
 	// without any), offered after the built-in ones.
 	customs func() []CustomCommand
