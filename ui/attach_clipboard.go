@@ -50,15 +50,15 @@ var errNoClipboardImage = errors.New("the clipboard holds no image")
 
 // pasteClipboardImage reads an image from the clipboard (Ctrl+V) in the
 // background and attaches it.
-func (m *Model) pasteClipboardImage() tea.Cmd {
-	env := m.term
+func (c *composer) pasteClipboardImage(env *composerEnv) tea.Cmd {
+	term := env.term
 	return func() tea.Msg {
-		im, err := env.readClipboardImage(context.Background(), runtime.GOOS)
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		im, err := term.readClipboardImage(context.Background(), runtime.GOOS)
+		return composerMsg{apply: func(c *composer, env *composerEnv) composerIntent {
 			if err != nil {
-				return m.setHint("ctrl+v: "+err.Error(), 4*time.Second)
+				return composerIntent{hint: "ctrl+v: " + err.Error(), hintFor: 4 * time.Second}
 			}
-			return m.addImage("clipboard", im)
+			return c.addImage(env, "clipboard", im)
 		}}
 	}
 }

@@ -111,8 +111,7 @@ func attachedText(r fileRef, text string) string {
 // attachTyped reads, in the background, the files of the @path words of
 // the input that name a listed file not yet attached (typed or pasted
 // whole rather than taken from the finder).
-func (m *Model) attachTyped() tea.Cmd {
-	c := &m.comp
+func (c *composer) attachTyped(env *composerEnv) tea.Cmd {
 	v := c.value()
 	if c.files.state != 2 || !strings.Contains(v, "@") {
 		return nil
@@ -126,7 +125,7 @@ func (m *Model) attachTyped() tea.Cmd {
 			c.attaching = map[string]bool{}
 		}
 		c.attaching[r.path] = true
-		cmds = append(cmds, m.attachFile(completion{kind: completeFile, name: r.path}))
+		cmds = append(cmds, c.attachFile(env, completion{kind: completeFile, name: r.path}))
 	}
 	return tea.Batch(cmds...)
 }

@@ -71,59 +71,51 @@ func imagePathOf(paste, cwd string) (string, bool) {
 // background. A path that names no file is pasted as the text it was; a
 // file that cannot be sent (not an image, too big) is pasted as text too,
 // with a notice saying why it was not attached.
-func (m *Model) pasteImagePath(path, paste string) tea.Cmd {
+func (c *composer) pasteImagePath(path, paste string) tea.Cmd {
 	return func() tea.Msg {
 		im, err := loop.ImageFromFile(path)
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		return composerMsg{apply: func(c *composer, env *composerEnv) composerIntent {
 			if err == nil {
-				return m.addImage(filepath.Base(path), im)
+				return c.addImage(env, filepath.Base(path), im)
 			}
+			var in composerIntent
 			if !errors.Is(err, fs.ErrNotExist) {
-				m.notice(noticeWarn, "The image is not attached: "+strings.ReplaceAll(err.Error(), path, filepath.Base(path)))
+				in = warn("The image is not attached: " + strings.ReplaceAll(err.Error(), path, filepath.Base(path)))
 			}
-			return m.editInput(tea.PasteMsg{Content: paste})
+			return in.also(c.edit(tea.PasteMsg{Content: paste}))
 		}}
 	}
 }
 
 // addImage attaches an image to the input, up to loop.MaxInputImages,
 // and says when the model in use takes text only.
-func (m *Model) addImage(name string, im providers.Image) tea.Cmd {
-	if len(m.comp.images) >= loop.MaxInputImages {
-		m.notice(noticeWarn, fmt.Sprintf("%s is not attached: a message takes at most %d images", name, loop.MaxInputImages))
-		return nil
+func (c *composer) addImage(env *composerEnv, name string, im providers.Image) composerIntent {
+	if len(c.images) >= loop.MaxInputImages {
+		return warn(fmt.Sprintf("%s is not attached: a message takes at most %d images", name, loop.MaxInputImages))
 	}
-	m.comp.images = append(m.comp.images, attachedImage{name: name, im: im})
-	m.chromeDirty, m.inputDirty = true, true
-	if providers.TextOnlyModel(m.ses.model) {
-		m.notice(noticeWarn, fmt.Sprintf("%s takes no images: it will get a placeholder for %s, not the image.", m.ses.model, name))
+	c.images = append(c.images, attachedImage{name: name, im: im})
+	in := composerIntent{dirty: dirtyChrome | dirtyInput, hint: "image attached · backspace on an empty input removes it", hintFor: 3 * time.Second}
+	if providers.TextOnlyModel(env.model) {
+		in.notes = append(in.notes, composerNote{kind: noticeWarn, text: fmt.Sprintf("%s takes no images: it will get a placeholder for %s, not the image.", env.model, name)})
 	}
-	return m.setHint("image attached · backspace on an empty input removes it", 3*time.Second)
+	return in
 }
 
-// startInput starts a turn for text with the images of the input just
-// sent (taken, so a later turn does not send them again).
-func (m *Model) startInput(text string) tea.Cmd {
-	images := m.comp.sentImages
-	m.comp.sentImages = nil
-	if len(images) == 0 {
-		return startTurn(m.ctx, m.agent, text)
-	}
-	in := loop.Input{Text: text}
-	for _, a := range images {
+// takeInput is what the agent gets for text, sent from this composer:
+// the text with the attachments of the input just sent (withAttachments)
+// and its images, both taken, so a later turn does not send them again.
+func (c *composer) takeInput(text string) loop.Input {
+	in := loop.Input{Text: c.withAttachments(text)}
+	for _, a := range c.sentImages {
 		in.Images = append(in.Images, a.im)
 	}
-	ctx, agent, ok := m.ctx, m.agent, m.can.Images
-	return func() tea.Msg {
-		if !ok {
-			return turnFailedMsg{err: errors.New("this agent takes no images")}
-		}
-		if err := agent.StartInput(ctx, in); err != nil {
-			return turnFailedMsg{err: err}
-		}
-		return nil
-	}
+	c.sentImages = nil
+	return in
 }
+
+// shownText is how the transcript shows text sent with the images of the
+// input just sent.
+func (c *composer) shownText(text string) string { return userText(text, c.sentImages) }
 
 // userText is how the transcript shows a message sent with images: the
 // text, then a line per image.

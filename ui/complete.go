@@ -57,26 +57,26 @@ type fileList struct {
 // completions lists what the input being typed can complete to: a
 // command name after "/", a theme after "/theme ", a file after "@" at
 // the end of the input.
-func (m *Model) completions() []completion {
-	if m.comp.search.active {
+func (c *composer) completions(env *composerEnv) []completion {
+	if c.search.active {
 		return nil
 	}
-	v := m.comp.value()
+	v := c.value()
 	if strings.Contains(v, "\n") && !strings.Contains(lastWord(v), "@") {
 		return nil
 	}
 	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n") {
 		var out []completion
-		for _, c := range m.matches() {
-			label := "/" + c.name
-			if c.args != "" {
-				label += " " + c.args
+		for _, cm := range c.matches(env) {
+			label := "/" + cm.name
+			if cm.args != "" {
+				label += " " + cm.args
 			}
-			text := "/" + c.name
-			if c.args != "" {
+			text := "/" + cm.name
+			if cm.args != "" {
 				text += " "
 			}
-			out = append(out, completion{kind: completeCommand, name: c.name, label: label, desc: c.desc, text: text})
+			out = append(out, completion{kind: completeCommand, name: cm.name, label: label, desc: cm.desc, text: text})
 		}
 		return out
 	}
@@ -84,7 +84,7 @@ func (m *Model) completions() []completion {
 		return themeCompletions(rest)
 	}
 	if w := lastWord(v); strings.HasPrefix(w, "@") {
-		return m.fileCompletions(v[:len(v)-len(w)], w[1:])
+		return c.fileCompletions(v[:len(v)-len(w)], w[1:])
 	}
 	return nil
 }
@@ -103,8 +103,8 @@ func themeCompletions(prefix string) []completion {
 // fileCompletions lists the listed files matching what follows the @,
 // best fuzzy match first (finder_match.go); a range being typed after a
 // path ("@a.go#L10") offers nothing.
-func (m *Model) fileCompletions(before, q string) []completion {
-	fl := &m.comp.files
+func (c *composer) fileCompletions(before, q string) []completion {
+	fl := &c.files
 	if fl.state != 2 || strings.Contains(q, "#") {
 		return nil
 	}
@@ -122,23 +122,21 @@ func (m *Model) fileCompletions(before, q string) []completion {
 // ensureFileList starts listing the working directory once an @ has
 // been typed; once it is listed, an @path typed or pasted whole is
 // attached as one taken from the popup is (attachTyped).
-func (m *Model) ensureFileList() tea.Cmd {
-	if m.comp.files.state == 2 {
-		return m.attachTyped()
+func (c *composer) ensureFileList(env *composerEnv) tea.Cmd {
+	if c.files.state == 2 {
+		return c.attachTyped(env)
 	}
-	if m.comp.files.state != 0 || !strings.Contains(lastWord(m.comp.value()), "@") {
+	if c.files.state != 0 || !strings.Contains(lastWord(c.value()), "@") {
 		return nil
 	}
-	m.comp.files.state = 1
-	root := or(m.ses.cwd, m.opts.Cwd)
-	ctx := m.ctx
+	c.files.state = 1
+	ctx, root := env.ctx, env.cwd
 	return func() tea.Msg {
 		files, truncated, err := listFiles(ctx, root)
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
-			m.comp.files = newFileList(files, truncated, err)
-			m.ui.popupClosed = false
-			m.chromeDirty = true
-			return m.attachTyped()
+		return composerMsg{apply: func(c *composer, env *composerEnv) composerIntent {
+			c.files = newFileList(files, truncated, err)
+			c.popupClosed = false
+			return composerIntent{dirty: dirtyChrome, cmd: c.attachTyped(env)}
 		}}
 	}
 }
@@ -162,26 +160,23 @@ func listFiles(ctx context.Context, root string) ([]string, bool, error) {
 
 // attachFile reads a file completion's file in the background; the text
 // goes with the next message sent (see withAttachments).
-func (m *Model) attachFile(c completion) tea.Cmd {
-	if c.kind != completeFile {
+func (c *composer) attachFile(env *composerEnv, cm completion) tea.Cmd {
+	if cm.kind != completeFile {
 		return nil
 	}
-	root := or(m.ses.cwd, m.opts.Cwd)
-	path := c.name
+	root, path := env.cwd, cm.name
 	return func() tea.Msg {
 		text, err := readAttachment(filepath.Join(root, filepath.FromSlash(path)))
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
-			delete(m.comp.attaching, path)
+		return composerMsg{apply: func(c *composer, _ *composerEnv) composerIntent {
+			delete(c.attaching, path)
 			if err != nil {
-				m.notice(noticeWarn, fmt.Sprintf("@%s is not attached: %v", path, err))
-				return nil
+				return warn(fmt.Sprintf("@%s is not attached: %v", path, err))
 			}
-			m.chromeDirty, m.inputDirty = true, true // its chip
-			if m.comp.attach == nil {
-				m.comp.attach = map[string]string{}
+			if c.attach == nil {
+				c.attach = map[string]string{}
 			}
-			m.comp.attach[path] = text
-			return nil
+			c.attach[path] = text
+			return composerIntent{dirty: dirtyChrome | dirtyInput} // its chip
 		}}
 	}
 }

@@ -21,8 +21,10 @@ const (
 // composerMaxRows is how tall the input grows before it scrolls.
 const composerMaxRows = 8
 
-// composer is the input box: an editor plus input history and collapsed
-// pastes.
+// composer is the input box: an editor plus input history, collapsed
+// pastes, attachments and the completion popup. It is a component (see
+// composer_intent.go): the root hands it keys and an env, and carries out
+// the intent it answers.
 type composer struct {
 	ed      editor
 	history []string
@@ -44,6 +46,9 @@ type composer struct {
 	images     []attachedImage // pasted or from the clipboard, shown as chips
 	sentImages []attachedImage // the images of the input just sent
 	chip       lipgloss.Style
+
+	popupSel    int  // the highlighted completion
+	popupClosed bool // Esc hid the popup; typing shows it again
 }
 
 // paste is a long paste shown as its label and sent as its text.

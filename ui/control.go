@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -46,39 +45,6 @@ type turnFailedMsg struct{ err error }
 // local (it answered id 0): it will never be queued.
 type steerRefusedMsg struct{ local int }
 
-// submit handles Enter: a slash command, a new turn, or busy input.
-func (m *Model) submit() tea.Cmd {
-	m.chromeDirty = true
-	if m.comp.ed.continueLine() {
-		return nil
-	}
-	if cmd, ok := m.acceptCompletion(); ok {
-		return cmd
-	}
-	text := m.comp.expanded()
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
-	if name, args, ok := parseCommand(text); ok {
-		m.comp.commit(text)
-		return m.runCommand(name, args)
-	}
-	m.comp.commit(text)
-	if !m.turn.busy {
-		return m.startTurn(text)
-	}
-	switch m.opts.BusyInputMode {
-	case BusyQueue:
-		return m.enqueue(text)
-	case BusyInterrupt:
-		m.turn.queue = append([]string{text}, m.turn.queue...)
-		m.chromeDirty = true
-		return tea.Batch(m.interrupt(), m.setHint("interrupting: your message is sent next", 3*time.Second))
-	default:
-		return m.steer(text)
-	}
-}
-
 // startTurn shows the user message and runs a turn for it. Busy is set
 // here, before the command runs, so a fast second Enter cannot start a
 // second turn. While a command that replaces or compresses the session
@@ -93,7 +59,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	if cmd, ok := m.setupBeforeTurn(text); ok { // no provider yet: setup_dialog.go
 		return cmd
 	}
-	m.addUser(userText(text, m.comp.sentImages), false)
+	m.addUser(m.comp.shownText(text), false)
 	if m.agent == nil {
 		m.notice(noticeError, "No agent is configured, so nothing was sent.")
 		return nil
@@ -106,7 +72,7 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.ui.now = m.turn.started
 	m.beginLive()
 	m.chromeDirty = true
-	return tea.Batch(m.startInput(m.comp.withAttachments(text)), m.ensureTicking())
+	return tea.Batch(m.startInput(m.comp.takeInput(text)), m.ensureTicking())
 }
 
 // startTurn calls Agent.Start in a command goroutine. The turn then speaks
@@ -226,7 +192,7 @@ func (m *Model) handleCtrlC() tea.Cmd {
 func (m *Model) handleEsc() tea.Cmd {
 	switch {
 	case m.popupOpen():
-		m.ui.popupClosed = true
+		m.comp.closePopup()
 	case m.turn.busy:
 		return tea.Batch(m.interrupt(), m.setHint("interrupting…", 2*time.Second))
 	default:

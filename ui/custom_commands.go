@@ -16,18 +16,6 @@ func (m *Model) customCommands() []CustomCommand {
 	return m.agent.CustomCommands()
 }
 
-// customMatches are the custom commands completing prefix, after the
-// built-in ones.
-func (m *Model) customMatches(prefix string) []command {
-	var out []command
-	for _, c := range m.customCommands() {
-		if strings.HasPrefix(strings.ToLower(c.Name), prefix) {
-			out = append(out, command{name: c.Name, args: c.ArgumentHint, desc: customDesc(c)})
-		}
-	}
-	return out
-}
-
 // customDesc is a custom command's description as /help and completion
 // show it.
 func customDesc(c CustomCommand) string {

@@ -12,18 +12,20 @@ import (
 // set), as Ctrl+G does in Codex: the draft goes to a temporary file, the
 // screen hands the terminal to the editor, and what was saved comes back
 // as the draft. An editor that fails keeps the old draft.
-func (m *Model) openEditor() tea.Cmd {
-	draft := m.comp.expanded()
+func (c *composer) openEditor() tea.Cmd {
+	draft := c.expanded()
 	editor := strings.TrimSpace(or(os.Getenv("VISUAL"), os.Getenv("EDITOR")))
 	if editor == "" {
 		editor = "vi"
 	}
 	return func() tea.Msg {
 		path, cmd, err := prepareEdit(draft, editor)
-		if err != nil {
-			return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("ctrl+g", err) }}
-		}
-		return commandResultMsg{apply: func(*Model) tea.Cmd { return tea.ExecProcess(cmd, editDone(path)) }}
+		return composerMsg{apply: func(*composer, *composerEnv) composerIntent {
+			if err != nil {
+				return composerIntent{errWhat: "ctrl+g", err: err}
+			}
+			return composerIntent{cmd: tea.ExecProcess(cmd, editDone(path))}
+		}}
 	}
 }
 
@@ -55,14 +57,13 @@ func editDone(path string) func(error) tea.Msg {
 		if err == nil {
 			err = rerr
 		}
-		return commandResultMsg{apply: func(m *Model) tea.Cmd {
+		return composerMsg{apply: func(c *composer, _ *composerEnv) composerIntent {
 			if err != nil {
-				return m.reportErr("ctrl+g: the editor", err)
+				return composerIntent{errWhat: "ctrl+g: the editor", err: err}
 			}
-			m.comp.setText(strings.TrimRight(normalizeNewlines(string(data)), "\n"))
-			m.comp.pastes = nil
-			m.chromeDirty, m.inputDirty = true, true
-			return nil
+			c.setText(strings.TrimRight(normalizeNewlines(string(data)), "\n"))
+			c.pastes = nil
+			return composerIntent{dirty: dirtyChrome | dirtyInput}
 		}}
 	}
 }

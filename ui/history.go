@@ -25,44 +25,19 @@ type histSearch struct {
 	draft  string // the input before the search, restored on cancel
 }
 
-// composerKey handles the composer's own keys that are not plain editing:
-// Ctrl+D on an empty input quits, Ctrl+R searches the history (and, while
-// searching, every key goes to the search), Ctrl+G edits the draft in
-// $EDITOR. ok is false for any other key.
-func (m *Model) composerKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	if m.comp.search.active {
-		return m.searchKey(msg), true
-	}
-	switch msg.String() {
-	case "ctrl+d":
-		if m.comp.value() == "" {
-			return m.quit(), true
-		}
-	case "ctrl+r":
-		m.startSearch()
-		return nil, true
-	case "ctrl+g":
-		return m.openEditor(), true
-	}
-	return nil, false
-}
-
 // startSearch opens the reverse search on the newest entry.
-func (m *Model) startSearch() {
-	c := &m.comp
+func (c *composer) startSearch() composerIntent {
 	c.search = histSearch{active: true, match: -1, draft: c.value()}
 	c.findOlder(len(c.history))
-	m.chromeDirty, m.inputDirty = true, true
+	return composerIntent{dirty: dirtyChrome | dirtyInput}
 }
 
 // searchKey applies a key while the reverse search is open: typing
 // narrows it, Ctrl+R goes to an older match, Enter or Tab keeps the match
 // in the composer (to edit or send), Esc, Ctrl+C and Ctrl+G restore the
 // draft.
-func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
-	c := &m.comp
+func (c *composer) searchKey(msg tea.KeyPressMsg) composerIntent {
 	s := &c.search
-	m.chromeDirty, m.inputDirty = true, true
 	switch msg.String() {
 	case "ctrl+r":
 		from := s.match
@@ -88,7 +63,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 			c.findOlder(len(c.history))
 		}
 	}
-	return nil
+	return composerIntent{dirty: dirtyChrome | dirtyInput}
 }
 
 // findOlder shows the newest entry before index from that contains the
@@ -109,8 +84,8 @@ func (c *composer) findOlder(from int) {
 }
 
 // searchLine is the reverse search's prompt, shown above the composer.
-func (m *Model) searchLine() string {
-	s := m.comp.search
+func (c *composer) searchLine() string {
+	s := c.search
 	state := "reverse search"
 	if s.match < 0 && s.query != "" {
 		state = "reverse search: no match"
@@ -118,28 +93,14 @@ func (m *Model) searchLine() string {
 	return " " + state + ": " + s.query + "▏ · ctrl+r older · enter keep · esc cancel"
 }
 
-// afterKey saves the history entries the key added (in a command: the
-// store is I/O) and starts listing the working directory's files the
-// first time an @ is typed.
-func (m *Model) afterKey() tea.Cmd {
-	var cmds []tea.Cmd
-	if len(m.comp.unsaved) > 0 {
-		texts := m.comp.unsaved
-		m.comp.unsaved = nil
-		if m.can.SaveInput {
-			save := m.agent.SaveInput
-			cmds = append(cmds, func() tea.Msg {
-				for _, t := range texts {
-					if err := save(t); err != nil {
-						return commandResultMsg{apply: func(m *Model) tea.Cmd { return m.reportErr("saving the input history", err) }}
-					}
-				}
-				return nil
-			})
-		}
-	}
-	cmds = append(cmds, m.ensureFileList())
-	return tea.Batch(cmds...)
+// afterKey hands over the history entries the key added (the root saves
+// them through the port: the store is I/O) and starts listing the
+// working directory's files the first time an @ is typed.
+func (c *composer) afterKey(env *composerEnv) composerIntent {
+	in := composerIntent{save: c.unsaved}
+	c.unsaved = nil
+	in.cmd = c.ensureFileList(env)
+	return in
 }
 
 // typeaheadWindow is how long after the screen was made keys count as
@@ -150,8 +111,8 @@ const typeaheadWindow = 500 * time.Millisecond
 // was still in line mode then, and it turned Enter (CR) into LF, which
 // reads as Ctrl+J, a newline: in the first moments an LF is the Enter it
 // was typed as. The keys themselves are kept and applied in order.
-func (m *Model) typeahead(msg tea.KeyPressMsg) tea.KeyPressMsg {
-	if msg.String() == "ctrl+j" && m.clock().Sub(m.comp.born) < typeaheadWindow {
+func (c *composer) typeahead(msg tea.KeyPressMsg, now time.Time) tea.KeyPressMsg {
+	if msg.String() == "ctrl+j" && now.Sub(c.born) < typeaheadWindow {
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	}
 	return msg

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -55,19 +54,20 @@ func (k keyMap) help() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Tab, k.Esc, k.CtrlC, k.Up, k.PageUp, k.ToggleThought, k.ToggleMouse, k.Pager, k.FocusLane, k.Approvals, k.PasteImage}
 }
 
-// handleKey routes a key press, then saves what it added to the input
-// history.
+// handleKey routes a key press, then hands the composer's after-key work
+// (history to save, the file list to start) to the root.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	msg = m.typeahead(msg)
+	msg = m.comp.typeahead(msg, m.clock())
 	if msg.String() == "enter" && !m.modalOpen() && m.pager == nil {
 		m.scrollToEnd() // what Enter sends, and a command's output, show at the bottom
 	}
 	cmd := m.routeKey(msg)
-	return tea.Batch(cmd, m.afterKey())
+	return tea.Batch(cmd, m.doComposer(m.comp.afterKey(m.composerEnv())))
 }
 
-// routeKey routes a key press: to the open modal, else the screen's
-// bindings first, the composer otherwise.
+// routeKey routes a key press: to the pager or the open modal, else the
+// screen's own bindings, the composer otherwise (model_composer.go). The
+// composer's reverse search takes every key while it is open.
 func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if !key.Matches(msg, k.CtrlC) {
@@ -85,8 +85,8 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.laneKey(msg); ok {
 		return cmd
 	}
-	if cmd, ok := m.composerKey(msg); ok {
-		return cmd
+	if m.comp.captures() {
+		return m.composerKey(msg)
 	}
 	switch {
 	case key.Matches(msg, k.CtrlC):
@@ -95,69 +95,16 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleEscKey()
 	case msg.String() == "alt+esc": // Esc Esc typed fast arrives as one key
 		return m.handleEscEsc()
-	case key.Matches(msg, k.Send):
-		return m.submit()
-	case key.Matches(msg, k.Tab):
-		return m.handleTab()
 	case key.Matches(msg, k.PageUp), key.Matches(msg, k.PageDown):
 		return m.handlePage(key.Matches(msg, k.PageUp))
-	case key.Matches(msg, k.Up), key.Matches(msg, k.Down):
-		return m.handleUpDown(msg, key.Matches(msg, k.Up))
 	case key.Matches(msg, k.ToggleThought):
 		return m.toggleReasoning()
 	case key.Matches(msg, k.ToggleMouse):
 		return m.toggleMouse()
 	case key.Matches(msg, k.Approvals):
 		return m.cycleApprovals()
-	case key.Matches(msg, k.PasteImage): // an image on the clipboard (attach_clipboard.go)
-		return m.pasteClipboardImage()
 	}
-	return m.editInput(msg)
-}
-
-// editInput passes a key to the textarea and refreshes what depends on the
-// input (completion popup, composer height).
-func (m *Model) editInput(msg tea.Msg) tea.Cmd {
-	cmd := m.comp.update(msg)
-	m.ui.popupClosed = false
-	m.inputDirty = true
-	return cmd
-}
-
-// handleTab completes a command name being typed; otherwise, while busy
-// (or while a session command runs), it queues the input for the next
-// turn. Blank input is not queued.
-func (m *Model) handleTab() tea.Cmd {
-	if (m.turn.busy || m.pending != "") && !m.popupOpen() {
-		text := m.comp.expanded()
-		if strings.TrimSpace(text) == "" {
-			return nil
-		}
-		m.comp.commit(text)
-		cmd := m.enqueue(text)
-		return tea.Batch(cmd, m.setHint("queued for the next turn", 2*time.Second))
-	}
-	return m.complete()
-}
-
-// handleUpDown moves in the completion popup, or through input history when
-// the cursor is on the first (Up) or last (Down) line.
-func (m *Model) handleUpDown(msg tea.KeyPressMsg, up bool) tea.Cmd {
-	if m.popupOpen() {
-		m.movePopup(up)
-		return nil
-	}
-	if up && m.comp.onFirstLine() {
-		m.comp.historyPrev()
-		m.chromeDirty = true
-		return nil
-	}
-	if !up && m.comp.onLastLine() {
-		m.comp.historyNext()
-		m.chromeDirty = true
-		return nil
-	}
-	return m.editInput(msg)
+	return m.composerKey(msg)
 }
 
 // handlePage scrolls the transcript by a page.
@@ -206,20 +153,10 @@ func (m *Model) toggleMouse() tea.Cmd {
 	return m.setHint("mouse capture off: select text freely · ctrl+s turns it back on", 4*time.Second)
 }
 
-// handlePaste collapses long pastes into a placeholder; the text is sent
-// whole.
+// handlePaste gives a paste to the open modal, else to the composer.
 func (m *Model) handlePaste(text string) tea.Cmd {
 	if m.modalOpen() {
 		return m.modalPaste(text)
 	}
-	if path, ok := imagePathOf(text, or(m.ses.cwd, m.opts.Cwd)); ok {
-		return m.pasteImagePath(path, text) // attach_images.go
-	}
-	if isLongPaste(text) {
-		m.comp.insertPaste(text)
-		m.ui.popupClosed = false
-		m.chromeDirty = true
-		return nil
-	}
-	return m.editInput(tea.PasteMsg{Content: text})
+	return m.doComposer(m.comp.paste(text, m.composerEnv()))
 }

@@ -121,8 +121,6 @@ type uiState struct {
 	ticking       bool
 	frame         int
 	now           time.Time
-	popupSel      int
-	popupClosed   bool
 	mcpStarting   string // MCP servers still starting, for the status line
 }
 
@@ -220,6 +218,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleFrame()
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case composerMsg:
+		return m.doComposer(msg.apply(&m.comp, m.composerEnv()))
 	case searchResultMsg:
 		return m.handleSearchResult(msg)
 	case dialogMsg:

@@ -27,6 +27,8 @@ import (
 // componentFiles are the files whose code belongs to a component.
 var componentFiles = []string{
 	"composer.go", "editor.go", "editor_external.go", "complete.go",
+	"composer_intent.go", "composer_keys.go", "composer_popup.go", "history.go",
+	"attach_files.go", "attach_images.go", "attach_clipboard.go",
 	"live.go", "live_events.go", "panes.go",
 	"pager.go", "pager_copy.go",
 	"modal.go", "dialogs.go", "dialog_view.go", "dialog_command.go", "dialog_remember.go",
