@@ -89,57 +89,22 @@ func (m *Model) addUser(text string, steer bool) {
 }
 
 // loadHistory shows a resumed session's messages: user messages,
-// reasoning, answers and tool calls with their results.
+// reasoning, answers and tool calls with their results (historyItems, the
+// mapping the paged-in older messages use too).
 func (m *Model) loadHistory(msgs []providers.Message) {
-	calls := map[string]*callRef{}
-	for _, msg := range msgs {
-		switch msg.Role {
-		case providers.RoleUser:
-			if strings.TrimSpace(msg.Content) != "" {
-				m.addUser(msg.Content, false)
-				m.comp.history = append(m.comp.history, msg.Content)
-			}
-		case providers.RoleAssistant:
-			m.loadAssistant(msg, calls)
-		case providers.RoleTool:
-			if ref, ok := calls[msg.ToolCallID]; ok {
-				ref.call.state, ref.call.output = resumedState(msg), msg.Content
-				ref.batch.ver++
-			}
+	for _, it := range historyItems(msgs) {
+		switch it := it.(type) {
+		case *userItem:
+			m.addUser(it.text, false)
+			m.comp.history = append(m.comp.history, it.text)
+			continue
+		case *assistantItem:
+			m.ses.lastAnswer = it.text()
 		}
-	}
-	for _, ref := range calls {
-		if ref.call.state == toolPending {
-			ref.call.state = toolCancelled
-		}
+		m.tr.push(it)
 	}
 	m.comp.histIdx = len(m.comp.history)
 	if len(msgs) > 0 {
 		m.notice(noticeMuted, fmt.Sprintf("resumed session · %d messages", m.older.before+len(msgs)))
 	}
-}
-
-// loadAssistant adds one stored assistant message.
-func (m *Model) loadAssistant(msg providers.Message, calls map[string]*callRef) {
-	if strings.TrimSpace(msg.Reasoning) != "" {
-		r := &reasoningItem{}
-		r.set(msg.Reasoning)
-		m.tr.push(r)
-	}
-	if strings.TrimSpace(msg.Content) != "" {
-		a := &assistantItem{}
-		a.set(msg.Content)
-		m.tr.push(a)
-		m.ses.lastAnswer = msg.Content
-	}
-	if len(msg.ToolCalls) == 0 {
-		return
-	}
-	b := &toolBatch{segments: []*toolSegment{{mode: "sequential"}}}
-	for _, tc := range msg.ToolCalls {
-		c := &toolCall{id: tc.ID, name: tc.Name, args: tc.Arguments}
-		b.segments[0].calls = append(b.segments[0].calls, c)
-		calls[tc.ID] = &callRef{call: c, batch: b}
-	}
-	m.tr.push(b)
 }
