@@ -161,6 +161,26 @@ func dropNoopPrefix(l string) string {
 	return l[cut:]
 }
 
+// namedTheme is one theme the corpus tests render in.
+type namedTheme struct {
+	name  string
+	theme themes.Theme
+}
+
+// corpusThemes is every theme, and plain (no colour).
+func corpusThemes(t *testing.T) []namedTheme {
+	t.Helper()
+	var out []namedTheme
+	for _, name := range themes.Names() {
+		th, ok := themes.Lookup(name)
+		if !ok {
+			t.Fatalf("theme %s", name)
+		}
+		out = append(out, namedTheme{name, th})
+	}
+	return append(out, namedTheme{"plain", themes.Plain()})
+}
+
 // TestBlockRenderMatchesWhole: over the corpus of answers (lists around
 // code blocks, numbered lists that go on after a paragraph, tables,
 // reference links, adjacent code blocks, quotes, setext headings, HTML,
@@ -169,14 +189,8 @@ func dropNoopPrefix(l string) string {
 // render of the whole text.
 func TestBlockRenderMatchesWhole(t *testing.T) {
 	texts := corpus(t)
-	for _, theme := range append(themes.Names(), "plain") {
-		th, ok := themes.Lookup(theme)
-		if theme == "plain" {
-			th, ok = themes.Plain(), true
-		}
-		if !ok {
-			t.Fatalf("theme %s", theme)
-		}
+	for _, nt := range corpusThemes(t) {
+		theme, th := nt.name, nt.theme
 		for _, w := range []int{38, 78, 118} {
 			md := newMarkdown(th.Glamour())
 			md.docInGlamour = true

@@ -7,8 +7,6 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
-
-	"talaria/themes"
 )
 
 // cellsOf is a styled line as the terminal shows it: one cell per
@@ -63,14 +61,8 @@ func draws(s uv.Style) bool {
 // same text, and every visible cell in the same colours and attributes.
 func TestDocumentColourPaintedReadsTheSame(t *testing.T) {
 	texts := corpus(t)
-	for _, theme := range append(themes.Names(), "plain") {
-		th, ok := themes.Lookup(theme)
-		if theme == "plain" {
-			th, ok = themes.Plain(), true
-		}
-		if !ok {
-			t.Fatalf("theme %s", theme)
-		}
+	for _, nt := range corpusThemes(t) {
+		theme, th := nt.name, nt.theme
 		for _, w := range []int{38, 78, 118} {
 			painted := newMarkdown(th.Glamour())
 			ref := newMarkdown(th.Glamour())

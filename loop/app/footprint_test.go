@@ -24,9 +24,13 @@ import (
 // setup dialog, fork and Markdown export 0.23 MiB, image input, the @
 // finder (sahilm/fuzzy), the trust and remember dialogs, hook and
 // execute_code cards and the block renderer about 0.1 MiB each. Stripped
-// (-ldflags=-s -w) it is 25.15 MiB. Rounded up to 34 MiB; the next
-// dependency must make room or say why.
-const maxBinary = 34 << 20
+// (-ldflags=-s -w) it is 25.15 MiB. Then the fifth sitting's 34.00 MiB
+// (no new dependency): the screen's port and loop/port, paging a resumed
+// session, the ui components and the block renderer's code layout, about
+// 0.1 MiB together. Rounded up to 35 MiB; the release build README
+// installs is held to 30 MiB (maxRelease). The next dependency must make
+// room or say why.
+const maxBinary = 35 << 20
 
 // TestTheBinaryFitsItsBudget fails when a change (a new dependency, most
 // likely) takes the binary the e2e tests built over its budget. The figure is

@@ -51,7 +51,7 @@ func (p *Screen) SetupModels(ctx context.Context, req port.SetupRequest) (port.M
 	if !p.setup {
 		return port.ModelList{}, port.ErrNotAvailable
 	}
-	listed, err := SetupModels(ctx, p.cat, SetupRequest(req))
+	listed, err := SetupModels(ctx, p.cat, req)
 	l := port.ModelList{Provider: req.Provider, Listed: listed}
 	if err != nil {
 		l.Note = "could not list the models: " + err.Error() + " · type a model name"
@@ -65,7 +65,7 @@ func (p *Screen) SetupApply(ctx context.Context, req port.SetupRequest) (port.Se
 	if !p.setup {
 		return port.SetupResult{}, port.ErrNotAvailable
 	}
-	s, note, err := p.w.Setup(ctx, SetupRequest(req))
+	s, note, err := p.w.Setup(ctx, req)
 	if err != nil {
 		return port.SetupResult{}, err
 	}

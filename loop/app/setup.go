@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"talaria/loop/config"
+	"talaria/loop/port"
 )
 
 // KeysFile is the file under $TALARIA_HOME that keeps the keys typed in
@@ -32,19 +33,13 @@ var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // SetupRequest is what the first-run setup dialog collected: a provider,
 // its base URL (custom servers), the variable the key is read from and,
 // when the user typed one, the key itself (stored in KeysFile under that
-// variable's name), and a model.
-type SetupRequest struct {
-	Provider string
-	BaseURL  string
-	KeyEnv   string
-	Key      string
-	Model    string
-}
+// variable's name), and a model. The screen's port carries it as it is.
+type SetupRequest = port.SetupRequest
 
-// check refuses what cannot be written: an unknown provider, a model name
-// or URL with spaces, a variable name that is not one, a key with spaces
-// or control characters.
-func (r SetupRequest) check() error {
+// checkSetup refuses what cannot be written: an unknown provider, a model
+// name or URL with spaces, a variable name that is not one, a key with
+// spaces or control characters.
+func checkSetup(r SetupRequest) error {
 	switch {
 	case !slices.Contains(config.Providers(), r.Provider):
 		return fmt.Errorf("provider %q is not one of %s", r.Provider, strings.Join(config.Providers(), ", "))
@@ -81,7 +76,7 @@ func (w *Switcher) configPath() string {
 // the session and a line saying what was written where.
 func (w *Switcher) Setup(ctx context.Context, req SetupRequest) (*Session, string, error) {
 	req.Provider, req.Model, req.BaseURL = strings.TrimSpace(req.Provider), strings.TrimSpace(req.Model), strings.TrimSpace(req.BaseURL)
-	if err := req.check(); err != nil {
+	if err := checkSetup(req); err != nil {
 		return nil, "", err
 	}
 	if w.Current() != nil {

@@ -257,6 +257,20 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	close(s.done)
 }
 
+// setup starts the server streaming text and makes a home for one run,
+// its environment pointing talaria at the server; cleanup undoes both.
+func setup(text string) (s *server, dir string, env []string, cleanup func(), err error) {
+	if s, err = newServer(text); err != nil {
+		return nil, "", nil, nil, err
+	}
+	if dir, env, err = home(); err != nil {
+		s.close()
+		return nil, "", nil, nil, err
+	}
+	env = append(env, "OPENAI_BASE_URL="+s.url)
+	return s, dir, env, func() { s.close(); os.RemoveAll(dir) }, nil
+}
+
 // home makes a talaria home and working directory for one run.
 func home() (dir string, env []string, err error) {
 	dir, err = os.MkdirTemp("", "streamcpu-")
@@ -274,20 +288,15 @@ func home() (dir string, env []string, err error) {
 }
 
 func runHeadless(bin, text string) (result, error) {
-	s, err := newServer(text)
+	s, dir, env, cleanup, err := setup(text)
 	if err != nil {
 		return result{}, err
 	}
-	defer s.close()
-	dir, env, err := home()
-	if err != nil {
-		return result{}, err
-	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-p", "review the service module")
-	cmd.Env = append(env, "OPENAI_BASE_URL="+s.url)
+	cmd.Env = env
 	cmd.Dir = filepath.Join(dir, "work")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -374,20 +383,15 @@ func procCPU(pid int) (time.Duration, error) {
 }
 
 func runTUI(bin, text string, keys bool) (result, error) {
-	s, err := newServer(text)
+	s, dir, env, cleanup, err := setup(text)
 	if err != nil {
 		return result{}, err
 	}
-	defer s.close()
-	dir, env, err := home()
-	if err != nil {
-		return result{}, err
-	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
 	t := tmux{sock: filepath.Join(dir, "tmux.sock")}
 	argv := []string{"new-session", "-d", "-s", "m", "-x", strconv.Itoa(paneWidth), "-y", strconv.Itoa(paneHeight),
 		"-c", filepath.Join(dir, "work")}
-	for _, e := range append(env, "OPENAI_BASE_URL="+s.url) {
+	for _, e := range env {
 		argv = append(argv, "-e", e)
 	}
 	if perfOut != "" {
