@@ -346,18 +346,26 @@ func checkIgnoreFiles(root string) error {
 // newCache builds the stat cache after a scan: every stored file but those
 // modified within racyWindow of the scan's start.
 func newCache(m *Manifest, old statCache, todo []pending, start time.Time) statCache {
-	byPath := make(map[string]cacheEntry, len(todo))
+	c := make(statCache, len(m.Entries))
+	cacheStored(c, m.Root, m.Entries, old, todo, start)
+	return c
+}
+
+// cacheStored puts into c the stat of each stored file of entries (its
+// stat from todo when it was just read, else from old) but those modified
+// within racyWindow of start: their next change could share the mtime.
+func cacheStored(c statCache, root string, entries []Entry, old map[string]cacheEntry, todo []pending, start time.Time) {
+	read := make(map[string]cacheEntry, len(todo))
 	for _, p := range todo {
-		byPath[relSlash(m.Root, p.abs)] = p.stat
+		read[relSlash(root, p.abs)] = p.stat
 	}
 	limit := start.Add(-racyWindow).UnixNano()
-	c := make(statCache, len(m.Entries))
-	for i := range m.Entries {
-		e := &m.Entries[i]
+	for i := range entries {
+		e := &entries[i]
 		if e.Type != TypeFile || e.Blob == "" || e.MTime >= limit {
 			continue
 		}
-		st, ok := byPath[e.Path]
+		st, ok := read[e.Path]
 		if !ok {
 			st, ok = old[e.Path]
 		}
@@ -366,7 +374,6 @@ func newCache(m *Manifest, old statCache, todo []pending, start time.Time) statC
 			c[e.Path] = st
 		}
 	}
-	return c
 }
 
 // hashAll reads, hashes and stores the pending files on a few workers,

@@ -301,25 +301,7 @@ func deltaCache(prev statCache, m *Manifest, fresh []Entry, todo []pending, star
 			delete(prev, p)
 		}
 	}
-	read := make(map[string]cacheEntry, len(todo))
-	for _, p := range todo {
-		read[relSlash(m.Root, p.abs)] = p.stat
-	}
-	limit := start.Add(-racyWindow).UnixNano()
-	for i := range fresh {
-		e := &fresh[i]
-		if e.Type != TypeFile || e.Blob == "" || e.MTime >= limit {
-			continue
-		}
-		st, ok := read[e.Path]
-		if !ok {
-			st, ok = old[e.Path]
-		}
-		if ok {
-			st.Blob = e.Blob
-			prev[e.Path] = st
-		}
-	}
+	cacheStored(prev, m.Root, fresh, old, todo, start)
 	return prev
 }
 
