@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"talaria/tools"
-	"talaria/tools/sandbox"
 	"talaria/tools/sandbox/sandboxtest"
 )
 
@@ -21,14 +20,7 @@ import (
 // behind leaves nothing running afterwards (the namespace takes it), and
 // a note, when there is one, says they were stopped.
 func TestSandboxBlockedCommandNoLeftoverNote(t *testing.T) {
-	base := sandboxtest.Scratch(t, ".sbx-test-")
-	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Cwd: base})
-	if err != nil {
-		t.Skipf("no sandbox here: %v", err)
-	}
-	pm := tools.NewProcessManager()
-	defer pm.Close()
-	env := &tools.Env{Cwd: base, Processes: pm, Commands: tools.CommandPolicy{Sandbox: sb}}
+	env := sandboxedEnv(t)
 	reg := tools.NewRegistry(tools.TerminalTool{})
 	target := filepath.Join(sandboxtest.Scratch(t, ".sbx-outside-"), "x")
 	ctx := context.Background()

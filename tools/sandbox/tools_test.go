@@ -17,14 +17,7 @@ import (
 // a timed-out command and a killed background process leave nothing
 // behind, and a write the sandbox stopped says so.
 func TestToolsUnderSandbox(t *testing.T) {
-	base := sandboxtest.Scratch(t, ".sbx-test-")
-	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Cwd: base})
-	if err != nil {
-		t.Skipf("no sandbox here: %v", err)
-	}
-	pm := tools.NewProcessManager()
-	defer pm.Close()
-	env := &tools.Env{Cwd: base, Processes: pm, Commands: tools.CommandPolicy{Sandbox: sb}}
+	env := sandboxedEnv(t)
 	reg := tools.NewRegistry(tools.TerminalTool{}, tools.ProcessTool{})
 	ctx := context.Background()
 
@@ -51,4 +44,19 @@ func TestToolsUnderSandbox(t *testing.T) {
 			t.Errorf("left running: %s %q", p, b)
 		}
 	}
+}
+
+// sandboxedEnv is a tool environment whose commands run under a
+// workspace-write sandbox rooted at a fresh scratch directory (skipping
+// where no sandbox can run); its process manager closes with the test.
+func sandboxedEnv(t *testing.T) *tools.Env {
+	t.Helper()
+	base := sandboxtest.Scratch(t, ".sbx-test-")
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Cwd: base})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	pm := tools.NewProcessManager()
+	t.Cleanup(func() { _ = pm.Close() })
+	return &tools.Env{Cwd: base, Processes: pm, Commands: tools.CommandPolicy{Sandbox: sb}}
 }
